@@ -1,0 +1,47 @@
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  secretKey?: string;
+  logLevel: string;
+  eventStore: 'sqlite' | 'eventstoredb';
+  eventStoreConnectionString?: string;
+  /** How often an instance looks for appends made by other instances (SQLite store), in ms. */
+  pollMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, not "${raw}"`);
+  return value;
+}
+
+/** Reads and checks the environment once, at start; a bad value stops the start with a clear message. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
+  const eventStore = (env.EVENT_STORE || 'sqlite') as Config['eventStore'];
+  if (eventStore !== 'sqlite' && eventStore !== 'eventstoredb') throw new ConfigError('EVENT_STORE must be sqlite or eventstoredb');
+  const eventStoreConnectionString = env.EVENTSTORE_CONNECTION_STRING || undefined;
+  if (eventStore === 'eventstoredb' && !eventStoreConnectionString) {
+    throw new ConfigError('EVENT_STORE=eventstoredb needs EVENTSTORE_CONNECTION_STRING (e.g. esdb://localhost:2113?tls=false)');
+  }
+  return {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    dataDir: env.DATA_DIR || './data',
+    secretKey: env.CONFIG_SECRET_KEY || undefined,
+    logLevel,
+    eventStore,
+    eventStoreConnectionString,
+    pollMs: integer(env, 'POLL_INTERVAL_MS', 100, 10, 60_000),
+  };
+}

@@ -1,0 +1,66 @@
+import type { OnEvent, RecordedEvent, Subscription } from './port.js';
+
+/**
+ * A catch-up subscription for stores that can be asked "what came after revision r?": it reads in
+ * batches until nothing is left, then waits to be woken (by an append in this process, or a timer
+ * for appends by other processes).
+ */
+export class CatchUpSubscription implements Subscription {
+  private next: number;
+  private running = false;
+  private again = false;
+  private closed = false;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly read: (fromRevision: number) => Promise<RecordedEvent[]>,
+    fromRevision: number,
+    private readonly onEvent: OnEvent,
+    private readonly onError: (error: Error) => void,
+    pollMs?: number,
+  ) {
+    this.next = fromRevision;
+    if (pollMs) {
+      this.timer = setInterval(() => this.wake(), pollMs);
+      this.timer.unref();
+    }
+    this.wake();
+  }
+
+  wake(): void {
+    if (this.closed) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void this.drain().finally(() => {
+      this.running = false;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      for (;;) {
+        const batch = await this.read(this.next);
+        for (const event of batch) {
+          if (this.closed) return;
+          this.next = event.revision + 1;
+          this.onEvent(event);
+        }
+        if (batch.length === 0 || this.closed) return;
+      }
+    } catch (error) {
+      this.onError(error as Error);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.timer);
+  }
+}

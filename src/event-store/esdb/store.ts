@@ -1,0 +1,136 @@
+import {
+  ANY,
+  DeadlineExceededError,
+  EventStoreDBClient,
+  FORWARDS,
+  jsonEvent,
+  NO_STREAM,
+  NotLeaderError,
+  START,
+  StreamNotFoundError,
+  UnavailableError,
+  WrongExpectedVersionError,
+  type JSONType,
+  type RecordedEvent as EsdbRecordedEvent,
+} from '@eventstore/db-client';
+import {
+  StoreUnavailable,
+  WrongExpectedRevision,
+  type AppendResult,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+  type OnEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type Subscription,
+} from '../port.js';
+
+function toRecorded(event: EsdbRecordedEvent): RecordedEvent {
+  return {
+    stream: event.streamId,
+    revision: Number(event.revision),
+    // Events read from a stream carry their $all position on EventStoreDB 22+.
+    position: event.position ? Number(event.position.commit) : Number(event.revision) + 1,
+    type: event.type,
+    data: event.data,
+    metadata: (event.metadata ?? {}) as Record<string, unknown>,
+  };
+}
+
+function translate(error: unknown, stream?: string, expected?: ExpectedRevision): Error {
+  if (error instanceof WrongExpectedVersionError) {
+    const actual = error.actualVersion;
+    return new WrongExpectedRevision(stream ?? error.streamName, expected ?? 'any', typeof actual === 'bigint' ? Number(actual) : 'no_stream');
+  }
+  if (error instanceof UnavailableError || error instanceof DeadlineExceededError || error instanceof NotLeaderError) {
+    return new StoreUnavailable(`EventStoreDB: ${(error as Error).message}`, { cause: error });
+  }
+  return error as Error;
+}
+
+/**
+ * EventStoreDB / KurrentDB through the official gRPC client. Revisions map one to one; an expected
+ * revision of the port becomes the append's `expectedRevision` (a bigint, `no_stream` or `any`).
+ */
+export class EsdbEventStore implements EventStore {
+  readonly name = 'eventstoredb';
+  private readonly client: EventStoreDBClient;
+  private readonly subscriptions = new Set<Subscription>();
+
+  constructor(connectionString: string) {
+    this.client = EventStoreDBClient.connectionString(connectionString);
+  }
+
+  async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+    const expectedRevision = expected === 'no_stream' ? NO_STREAM : expected === 'any' ? ANY : BigInt(expected);
+    try {
+      const result = await this.client.appendToStream(
+        stream,
+        events.map((e) => jsonEvent({ type: e.type, data: e.data as JSONType, metadata: e.metadata as JSONType })),
+        { expectedRevision },
+      );
+      return { nextRevision: Number(result.nextExpectedRevision), position: Number(result.position?.commit ?? 0n) };
+    } catch (error) {
+      throw translate(error, stream, expected);
+    }
+  }
+
+  async readStream(stream: string, { fromRevision = 0, maxCount }: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const events: RecordedEvent[] = [];
+    try {
+      const reading = this.client.readStream(stream, {
+        fromRevision: BigInt(fromRevision),
+        direction: FORWARDS,
+        ...(maxCount === undefined ? {} : { maxCount }),
+      });
+      for await (const resolved of reading) if (resolved.event) events.push(toRecorded(resolved.event as EsdbRecordedEvent));
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw translate(error);
+    }
+    return events;
+  }
+
+  /** `$all` without EventStoreDB's own system events. */
+  async readAll({ after, maxCount }: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const events: RecordedEvent[] = [];
+    const fromPosition = after === undefined ? START : { commit: BigInt(after), prepare: BigInt(after) };
+    try {
+      for await (const resolved of this.client.readAll({ fromPosition, direction: FORWARDS })) {
+        const event = resolved.event;
+        if (!event || event.streamId.startsWith('$') || event.type.startsWith('$')) continue;
+        const recorded = toRecorded(event as EsdbRecordedEvent);
+        if (after !== undefined && recorded.position <= after) continue;
+        events.push(recorded);
+        if (maxCount !== undefined && events.length >= maxCount) break;
+      }
+    } catch (error) {
+      throw translate(error);
+    }
+    return events;
+  }
+
+  subscribe(stream: string, fromRevision: number, onEvent: OnEvent, onError: (e: Error) => void = () => {}): Subscription {
+    // A catch-up subscription starts *after* the revision it is given.
+    const subscription = this.client.subscribeToStream(stream, { fromRevision: fromRevision === 0 ? START : BigInt(fromRevision - 1) });
+    subscription.on('data', (resolved) => {
+      if (resolved.event) onEvent(toRecorded(resolved.event as EsdbRecordedEvent));
+    });
+    subscription.on('error', (error) => onError(translate(error)));
+    const handle: Subscription = {
+      close: async () => {
+        this.subscriptions.delete(handle);
+        await subscription.unsubscribe();
+      },
+    };
+    this.subscriptions.add(handle);
+    return handle;
+  }
+
+  async close(): Promise<void> {
+    for (const subscription of [...this.subscriptions]) await subscription.close();
+    await this.client.dispose();
+  }
+}

@@ -1,0 +1,60 @@
+import { CatchUpSubscription } from '../catch-up.js';
+import {
+  checkExpected,
+  type AppendResult,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+  type OnEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type Subscription,
+} from '../port.js';
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+/** For unit tests: the whole log in an array, with the same rules as the durable stores. */
+export class InMemoryEventStore implements EventStore {
+  readonly name = 'in-memory';
+  private readonly log: RecordedEvent[] = [];
+  private readonly streams = new Map<string, RecordedEvent[]>();
+  private readonly subscriptions = new Set<CatchUpSubscription>();
+
+  async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+    const existing = this.streams.get(stream) ?? [];
+    checkExpected(stream, expected, existing.length === 0 ? undefined : existing.length - 1);
+    for (const event of events) {
+      const recorded: RecordedEvent = { stream, revision: existing.length, position: this.log.length + 1, ...copy(event) };
+      existing.push(recorded);
+      this.log.push(recorded);
+    }
+    this.streams.set(stream, existing);
+    for (const subscription of this.subscriptions) subscription.wake();
+    return { nextRevision: existing.length - 1, position: this.log.length };
+  }
+
+  async readStream(stream: string, { fromRevision = 0, maxCount = Infinity }: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    return copy((this.streams.get(stream) ?? []).slice(fromRevision, fromRevision + maxCount));
+  }
+
+  async readAll({ after = 0, maxCount = Infinity }: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    return copy(this.log.filter((e) => e.position > after).slice(0, maxCount));
+  }
+
+  subscribe(stream: string, fromRevision: number, onEvent: OnEvent, onError: (e: Error) => void = () => {}): Subscription {
+    const subscription = new CatchUpSubscription((from) => this.readStream(stream, { fromRevision: from }), fromRevision, onEvent, onError);
+    this.subscriptions.add(subscription);
+    return {
+      close: async () => {
+        this.subscriptions.delete(subscription);
+        await subscription.close();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const subscription of this.subscriptions) await subscription.close();
+    this.subscriptions.clear();
+  }
+}

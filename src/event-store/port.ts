@@ -1,0 +1,82 @@
+/**
+ * The event store port. Two adapters implement it for production (SQLite, EventStoreDB) and one for
+ * unit tests (in-memory); all three pass test/event-store/contract.ts.
+ *
+ * Revisions count from 0 inside a stream. Positions are increasing numbers over the whole log.
+ */
+export interface EventToAppend {
+  type: string;
+  data: unknown;
+  metadata: Record<string, unknown>;
+}
+
+export interface RecordedEvent {
+  stream: string;
+  revision: number;
+  position: number;
+  type: string;
+  data: unknown;
+  metadata: Record<string, unknown>;
+}
+
+/** A revision number: the revision of the stream's last event; `no_stream`: the stream must not exist yet. */
+export type ExpectedRevision = number | 'no_stream' | 'any';
+
+export interface AppendResult {
+  /** Revision of the last event appended. */
+  nextRevision: number;
+  /** Position of the last event appended. */
+  position: number;
+}
+
+export interface ReadStreamOptions {
+  fromRevision?: number;
+  maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Only events strictly after this position. */
+  after?: number;
+  maxCount?: number;
+}
+
+export interface Subscription {
+  close(): Promise<void>;
+}
+
+/** Events of one stream from a revision on, in order: first those already stored, then new ones as they come. */
+export type OnEvent = (event: RecordedEvent) => void;
+
+export interface EventStore {
+  readonly name: string;
+  append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
+  readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  subscribe(stream: string, fromRevision: number, onEvent: OnEvent, onError?: (error: Error) => void): Subscription;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedRevision extends Error {
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
+    super(`stream ${stream} is at ${actual}, expected ${expected}`);
+    this.name = 'WrongExpectedRevision';
+  }
+}
+
+/** The store cannot be reached or refused to work; nothing was written. */
+export class StoreUnavailable extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailable';
+  }
+}
+
+export function checkExpected(stream: string, expected: ExpectedRevision, current: number | undefined): void {
+  if (expected === 'any') return;
+  const actual = current === undefined ? 'no_stream' : current;
+  if (expected !== actual) throw new WrongExpectedRevision(stream, expected, actual);
+}

@@ -1,0 +1,123 @@
+import Database from 'better-sqlite3';
+import type { HistoryItem, HistoryRow } from '../../../projections/history.js';
+import type { ProjectionBatch, ReadModelSnapshot, ReadModelStore } from '../../application/read-models.js';
+import type { Collection, EntryMeta, Resource } from '../../domain/shared/types.js';
+import { emptyState, type AnyEntry } from '../../domain/state.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS entries (resource TEXT NOT NULL, id INTEGER NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (resource, id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tombstones (resource TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (resource, id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS counters (resource TEXT PRIMARY KEY, last_id INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS history (
+  resource TEXT NOT NULL, entry_id INTEGER NOT NULL, revision INTEGER NOT NULL, position INTEGER NOT NULL,
+  type TEXT NOT NULL, at TEXT NOT NULL, actor TEXT NOT NULL, request_id TEXT NOT NULL, data TEXT NOT NULL,
+  PRIMARY KEY (resource, entry_id, revision)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS checkpoint (name TEXT PRIMARY KEY, revision INTEGER NOT NULL);`;
+
+interface HistoryRecord extends Omit<HistoryRow, 'data'> {
+  data: string;
+}
+
+const toItem = ({ position, revision, type, at, actor, request_id, data }: HistoryRecord): HistoryItem => ({
+  position, revision, type, at, actor, request_id, data: JSON.parse(data),
+});
+
+/** Read models in SQLite (`synchronous = NORMAL`: they can always be rebuilt from the log). */
+export class SqliteReadModelStore implements ReadModelStore {
+  private readonly db: Database.Database;
+  private readonly sql;
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.exec(SCHEMA);
+    this.sql = {
+      checkpoint: this.db.prepare<[], { revision: number }>("SELECT revision FROM checkpoint WHERE name = 'config'"),
+      setCheckpoint: this.db.prepare("INSERT OR REPLACE INTO checkpoint (name, revision) VALUES ('config', ?)"),
+      upsert: this.db.prepare('INSERT OR REPLACE INTO entries (resource, id, doc) VALUES (?, ?, ?)'),
+      remove: this.db.prepare('DELETE FROM entries WHERE resource = ? AND id = ?'),
+      tombstone: this.db.prepare('INSERT OR IGNORE INTO tombstones (resource, id) VALUES (?, ?)'),
+      counter: this.db.prepare(
+        'INSERT INTO counters (resource, last_id) VALUES (?, ?) ON CONFLICT (resource) DO UPDATE SET last_id = MAX(last_id, excluded.last_id)',
+      ),
+      addHistory: this.db.prepare(
+        `INSERT OR IGNORE INTO history (resource, entry_id, revision, position, type, at, actor, request_id, data)
+         VALUES (@resource, @entry_id, @revision, @position, @type, @at, @actor, @request_id, @data)`,
+      ),
+      history: this.db.prepare<[string, number], HistoryRecord>(
+        'SELECT * FROM history WHERE resource = ? AND entry_id = ? ORDER BY revision',
+      ),
+    };
+  }
+
+  private revision(): number {
+    return this.sql.checkpoint.get()?.revision ?? -1;
+  }
+
+  load(): ReadModelSnapshot {
+    const state = emptyState();
+    const col = (resource: string) => state[resource as Resource] as Collection<EntryMeta>;
+    for (const row of this.db.prepare<[], { resource: string; doc: string }>('SELECT resource, doc FROM entries ORDER BY resource, id').all()) {
+      const entry = JSON.parse(row.doc) as AnyEntry;
+      col(row.resource).entries.set(entry.id, entry);
+    }
+    for (const row of this.db.prepare<[], { resource: string; id: number }>('SELECT resource, id FROM tombstones').all()) {
+      col(row.resource).deleted.add(row.id);
+    }
+    for (const row of this.db.prepare<[], { resource: string; last_id: number }>('SELECT resource, last_id FROM counters').all()) {
+      col(row.resource).lastId = row.last_id;
+    }
+    return { state, revision: this.revision() };
+  }
+
+  save(batch: ProjectionBatch): void {
+    this.db
+      .transaction(() => {
+        if (this.revision() >= batch.revision) return; // another instance got there first, with the same fold
+        for (const change of batch.entries) {
+          if (change.entry) this.sql.upsert.run(change.resource, change.id, JSON.stringify(change.entry));
+          else {
+            this.sql.remove.run(change.resource, change.id);
+            this.sql.tombstone.run(change.resource, change.id);
+          }
+        }
+        for (const [resource, lastId] of Object.entries(batch.lastIds)) this.sql.counter.run(resource, lastId);
+        for (const row of batch.history) this.sql.addHistory.run({ ...row, data: JSON.stringify(row.data) });
+        this.sql.setCheckpoint.run(batch.revision);
+      })
+      .immediate();
+  }
+
+  history(resource: Resource, id: number): HistoryItem[] {
+    return this.sql.history.all(resource, id).map(toItem);
+  }
+
+  dump(): { snapshot: ReadModelSnapshot; history: HistoryRow[] } {
+    const rows = this.db.prepare<[], HistoryRecord>('SELECT * FROM history ORDER BY position, resource, entry_id').all();
+    return { snapshot: this.load(), history: rows.map((row) => ({ ...row, data: JSON.parse(row.data) })) };
+  }
+
+  replace(snapshot: ReadModelSnapshot, history: HistoryRow[]): void {
+    this.db
+      .transaction(() => {
+        for (const table of ['entries', 'tombstones', 'counters', 'history', 'checkpoint']) this.db.exec(`DELETE FROM ${table}`);
+        const entries = Object.entries(snapshot.state).flatMap(([resource, col]) =>
+          [...(col as Collection<AnyEntry>).entries.values()].map((entry) => ({ resource: resource as Resource, id: entry.id, entry })),
+        );
+        const tombstones = Object.entries(snapshot.state).flatMap(([resource, col]) =>
+          [...(col as Collection<AnyEntry>).deleted].map((id) => ({ resource: resource as Resource, id })),
+        );
+        const lastIds = Object.fromEntries(Object.entries(snapshot.state).map(([r, col]) => [r, (col as Collection<AnyEntry>).lastId]));
+        this.sql.setCheckpoint.run(-1);
+        this.save({ revision: snapshot.revision, entries: [...entries, ...tombstones], lastIds, history });
+      })
+      .immediate();
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,141 @@
+import Database from 'better-sqlite3';
+import { CatchUpSubscription } from '../catch-up.js';
+import {
+  checkExpected,
+  StoreUnavailable,
+  type AppendResult,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+  type OnEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type Subscription,
+} from '../port.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS events (
+  position    INTEGER PRIMARY KEY AUTOINCREMENT,
+  stream      TEXT    NOT NULL,
+  revision    INTEGER NOT NULL,
+  type        TEXT    NOT NULL,
+  data        TEXT    NOT NULL,
+  metadata    TEXT    NOT NULL,
+  recorded_at TEXT    NOT NULL,
+  UNIQUE (stream, revision)
+);`;
+
+interface Row {
+  position: number;
+  stream: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+}
+
+const toRecorded = (row: Row): RecordedEvent => ({
+  stream: row.stream,
+  revision: row.revision,
+  position: row.position,
+  type: row.type,
+  data: JSON.parse(row.data),
+  metadata: JSON.parse(row.metadata),
+});
+
+/** Errors that mean "the store cannot work now" rather than "this code is wrong". */
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|CORRUPT|NOTADB|PROTOCOL)/;
+
+function guard<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? '';
+    if (UNAVAILABLE.test(code)) throw new StoreUnavailable(`SQLite event store: ${code}`, { cause: error });
+    throw error;
+  }
+}
+
+export interface SqliteEventStoreOptions {
+  /** How often other processes' appends are looked for, in ms (subscriptions only). */
+  pollMs?: number;
+}
+
+/**
+ * The embedded store: one SQLite file in WAL mode with `synchronous = FULL`, so an append is on disk
+ * before it is acknowledged. Several processes may share the file: appends take the write lock
+ * (`BEGIN IMMEDIATE`) and check the expected revision inside it.
+ */
+export class SqliteEventStore implements EventStore {
+  readonly name = 'sqlite';
+  private readonly db: Database.Database;
+  private readonly subscriptions = new Set<CatchUpSubscription>();
+  private readonly pollMs: number;
+  private readonly statements;
+
+  constructor(file: string, options: SqliteEventStoreOptions = {}) {
+    this.pollMs = options.pollMs ?? 100;
+    this.db = guard(() => new Database(file));
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.exec(SCHEMA);
+    this.statements = {
+      head: this.db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
+      insert: this.db.prepare(
+        'INSERT INTO events (stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?)',
+      ),
+      stream: this.db.prepare<[string, number, number], Row>(
+        'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
+      ),
+      all: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
+    };
+  }
+
+  private readonly appendInTransaction = (stream: string, events: EventToAppend[], expected: ExpectedRevision): AppendResult => {
+    const head = this.statements.head.get(stream)?.revision ?? undefined;
+    checkExpected(stream, expected, head ?? undefined);
+    let revision = head ?? -1;
+    let position = 0;
+    const now = new Date().toISOString();
+    for (const event of events) {
+      revision += 1;
+      const info = this.statements.insert.run(stream, revision, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), now);
+      position = Number(info.lastInsertRowid);
+    }
+    return { nextRevision: revision, position };
+  };
+
+  async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+    const result = guard(() => this.db.transaction(this.appendInTransaction).immediate(stream, events, expected));
+    for (const subscription of this.subscriptions) subscription.wake();
+    return result;
+  }
+
+  async readStream(stream: string, { fromRevision = 0, maxCount = -1 }: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    return guard(() => this.statements.stream.all(stream, fromRevision, maxCount).map(toRecorded));
+  }
+
+  async readAll({ after = 0, maxCount = -1 }: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    return guard(() => this.statements.all.all(after, maxCount).map(toRecorded));
+  }
+
+  subscribe(stream: string, fromRevision: number, onEvent: OnEvent, onError: (e: Error) => void = () => {}): Subscription {
+    const read = (from: number) => this.readStream(stream, { fromRevision: from, maxCount: 1000 });
+    const subscription = new CatchUpSubscription(read, fromRevision, onEvent, onError, this.pollMs);
+    this.subscriptions.add(subscription);
+    return {
+      close: async () => {
+        this.subscriptions.delete(subscription);
+        await subscription.close();
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const subscription of this.subscriptions) await subscription.close();
+    this.subscriptions.clear();
+    if (this.db.open) this.db.close();
+  }
+}

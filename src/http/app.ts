@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import Koa, { type Context, type Next } from 'koa';
+import type { Logger } from 'pino';
+import type { ConfigService } from '../application/service.js';
+import { RESOURCES } from '../domain/shared/types.js';
+import type { OpenAPIObject } from 'openapi3-ts/oas31';
+import { WriteValidator } from '../schemas/validator.js';
+import { errorHandler, methodNotAllowed, unknownResource, unknownRoute } from './errors.js';
+import { refuseQuery } from './request.js';
+import { allowedMethods, CONFIG_BASE, OPENAPI_PATH, ROUTES, type Method } from './routes/descriptors.js';
+import { HANDLERS } from './routes/handlers.js';
+
+export interface AppDeps {
+  service: ConfigService;
+  logger: Logger;
+  openapi: OpenAPIObject;
+}
+
+const REQUEST_ID = /^[\w.:@/+=-]{1,200}$/;
+
+/** `X-Request-ID` from the client when it is a sane token, else a new one; echoed on every response. */
+async function requestContext(ctx: Context, next: Next) {
+  const sent = ctx.get('X-Request-ID');
+  ctx.state.requestId = REQUEST_ID.test(sent) ? sent : randomUUID();
+  ctx.state.actor = 'anonymous'; // no credentials yet: bearer tokens will set it
+  ctx.set('X-Request-ID', ctx.state.requestId);
+  await next();
+}
+
+function accessLog(logger: Logger) {
+  return async (ctx: Context, next: Next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      // Method, path and status only: bodies (and so secrets) are never logged.
+      logger.info(
+        { request_id: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 },
+        'request',
+      );
+    }
+  };
+}
+
+async function trailingSlash(ctx: Context, next: Next) {
+  if (ctx.path.length > 1 && ctx.path.endsWith('/')) ctx.path = ctx.path.replace(/\/+$/, '') || '/';
+  await next();
+}
+
+function notFound(ctx: Context) {
+  const rest = ctx.path.startsWith(`${CONFIG_BASE}/`) ? ctx.path.slice(CONFIG_BASE.length + 1) : undefined;
+  const name = rest?.split('/')[0];
+  if (name && !(RESOURCES as readonly string[]).includes(name)) throw unknownResource(name);
+  throw unknownRoute(ctx.path);
+}
+
+export function createApp({ service, logger, openapi }: AppDeps): Koa {
+  const app = new Koa();
+  const router = new Router();
+  const deps = { service, validator: new WriteValidator() };
+  const byPath = new Map<string, Method[]>();
+  for (const route of ROUTES) {
+    const path = route.path.replace('{id}', ':id');
+    byPath.set(path, [...(byPath.get(path) ?? []), route.method]);
+    router.register(path, [route.method], (ctx: Context) => HANDLERS[route.kind](ctx, route.resource, deps));
+  }
+  router.get(OPENAPI_PATH, (ctx: Context) => {
+    refuseQuery(ctx);
+    ctx.body = openapi;
+  });
+  byPath.set(OPENAPI_PATH, ['GET']);
+  for (const [path, methods] of byPath) {
+    router.all(path, (ctx: Context) => {
+      const allow = allowedMethods(methods);
+      if (ctx.method !== 'OPTIONS') throw methodNotAllowed(ctx.method, allow);
+      ctx.set('Allow', allow.join(', '));
+      ctx.status = 204;
+    });
+  }
+  app.use(requestContext);
+  app.use(accessLog(logger));
+  app.use(errorHandler(logger));
+  app.use(trailingSlash);
+  app.use(router.routes());
+  app.use(notFound);
+  return app;
+}

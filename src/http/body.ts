@@ -1,0 +1,33 @@
+import type { Context } from 'koa';
+import getRawBody from 'raw-body';
+import { invalidJson, payloadTooLarge, unsupportedMediaType } from './errors.js';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
+
+/** The JSON object a POST, PUT or PATCH carries; anything else is a 4xx before it reaches a handler. */
+export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
+  const contentType = ctx.get('Content-Type');
+  const [mediaType, ...parameters] = contentType.split(';').map((p) => p.trim());
+  if (!JSON_TYPE.test(mediaType ?? '')) throw unsupportedMediaType(contentType);
+  const charset = parameters.find((p) => /^charset=/i.test(p))?.slice(8).replace(/"/g, '').toLowerCase();
+  if (charset && charset !== 'utf-8' && charset !== 'utf8') throw unsupportedMediaType(contentType);
+  const declared = Number(ctx.get('Content-Length') || NaN);
+  if (declared > BODY_LIMIT) throw payloadTooLarge();
+  let text: string;
+  try {
+    text = await getRawBody(ctx.req, { limit: BODY_LIMIT, encoding: 'utf-8' });
+  } catch (error) {
+    if ((error as { type?: string }).type === 'entity.too.large') throw payloadTooLarge();
+    throw invalidJson('the request body could not be read');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalidJson(text.trim() === '' ? 'the body is empty; send a JSON object' : 'the body is not valid JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidJson('the body must be a JSON object');
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,66 @@
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+import { DomainError } from '../domain/shared/errors.js';
+import { StoreUnavailable } from '../event-store/port.js';
+
+/** Refusals that come from the request itself rather than from a domain rule. */
+export class RequestError extends DomainError {}
+
+export const invalidJson = (detail: string) => new RequestError(400, 'invalid_json', detail);
+export const invalidId = (raw: string) =>
+  new RequestError(400, 'invalid_id', `"${raw.slice(0, 40)}" is not an id: use a decimal integer from 1 to 9007199254740991`);
+export const invalidQuery = (detail: string) => new RequestError(400, 'invalid_query', detail);
+export const unknownResource = (name: string) => new RequestError(404, 'unknown_resource', `there is no resource "${name.slice(0, 40)}"`);
+export const unknownRoute = (path: string) => new RequestError(404, 'not_found', `nothing is served at ${path.slice(0, 200)}`);
+export const methodNotAllowed = (method: string, allow: string[]) =>
+  new RequestError(405, 'method_not_allowed', `${method} is not allowed here; use ${allow.join(', ')}`, { allow });
+export const payloadTooLarge = () => new RequestError(413, 'payload_too_large', 'the body is over 1 MiB');
+export const unsupportedMediaType = (type: string) =>
+  new RequestError(415, 'unsupported_media_type', `send JSON (application/json), not "${type.slice(0, 80) || 'nothing'}"`);
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  412: 'Precondition Failed',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export const problemType = (code: string) => `urn:pmacontrol:config:problem:${code}`;
+
+function render(ctx: Context, status: number, code: string, detail: string, extra: Record<string, unknown> = {}): void {
+  const { allow, ...fields } = extra;
+  if (Array.isArray(allow)) ctx.set('Allow', allow.join(', '));
+  ctx.status = status;
+  ctx.type = 'application/problem+json';
+  ctx.body = { type: problemType(code), title: TITLES[status] ?? 'Error', status, detail, code, error: detail, ...fields };
+}
+
+/** The one place errors become responses: problem+json, never a stack trace or a secret. */
+export function errorHandler(logger: Logger) {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof DomainError) return render(ctx, error.status, error.code, error.message, error.extra);
+      if (error instanceof StoreUnavailable) {
+        logger.warn({ request_id: ctx.state.requestId, err: { name: error.name, message: error.message } }, 'event store unavailable');
+        ctx.set('Retry-After', '1');
+        return render(ctx, 503, 'unavailable', 'the event store cannot be reached; nothing was written');
+      }
+      const status = (error as { status?: number; expose?: boolean }).status;
+      if (status && status >= 400 && status < 500) {
+        if (status === 413) return render(ctx, 413, 'payload_too_large', 'the body is over 1 MiB');
+        if (status === 415) return render(ctx, 415, 'unsupported_media_type', 'send the body in UTF-8 JSON');
+        return render(ctx, 400, 'invalid_json', 'the request body could not be read');
+      }
+      logger.error({ request_id: ctx.state.requestId, err: { name: (error as Error).name, message: (error as Error).message, stack: (error as Error).stack } }, 'unexpected error');
+      render(ctx, 500, 'internal', 'an unexpected error occurred; the request id identifies it in the logs');
+    }
+  };
+}

@@ -1,0 +1,78 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
+import type { ReadModelStore } from './application/read-models.js';
+import { createSecretBox, loadSecretKey } from './application/secrets.js';
+import { ConfigService } from './application/service.js';
+import type { Config } from './config.js';
+import { EsdbEventStore } from './event-store/esdb/store.js';
+import type { EventStore } from './event-store/port.js';
+import { SqliteReadModelStore } from './event-store/sqlite/read-models.js';
+import { SqliteEventStore } from './event-store/sqlite/store.js';
+import { createApp } from './http/app.js';
+import { buildOpenApi } from './openapi/build.js';
+
+/** The composition root: the only module that picks adapters. */
+export function openStores(config: Config): { store: EventStore; readModels: ReadModelStore } {
+  mkdirSync(config.dataDir, { recursive: true });
+  if (config.eventStore === 'eventstoredb') {
+    return {
+      store: new EsdbEventStore(config.eventStoreConnectionString!),
+      readModels: new SqliteReadModelStore(join(config.dataDir, 'read-models-eventstoredb.sqlite')),
+    };
+  }
+  return {
+    store: new SqliteEventStore(join(config.dataDir, 'events.sqlite'), { pollMs: config.pollMs }),
+    readModels: new SqliteReadModelStore(join(config.dataDir, 'read-models.sqlite')),
+  };
+}
+
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+export const createLogger = (level: string): Logger => pino({ level, base: { service: 'pmacontrol-config' } });
+
+export interface Running {
+  server: Server;
+  port: number;
+  service: ConfigService;
+  close(): Promise<void>;
+}
+
+/** Starts the service; `close` stops taking connections, lets in-flight requests finish, then closes the stores. */
+export async function start(config: Config, logger: Logger): Promise<Running> {
+  const { store, readModels } = openStores(config);
+  const secrets = createSecretBox(loadSecretKey(config.dataDir, config.secretKey));
+  const service = new ConfigService({
+    store,
+    readModels,
+    secrets,
+    clock: { now: () => new Date() },
+    onBackgroundError: (error) => logger.error({ err: { name: error.name, message: error.message } }, 'projection error'),
+  });
+  try {
+    await service.start();
+  } catch (error) {
+    await store.close();
+    readModels.close();
+    throw error;
+  }
+  const app = createApp({ service, logger, openapi: buildOpenApi(packageVersion()) });
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const port = (server.address() as AddressInfo).port;
+  logger.info({ host: config.host, port, store: store.name, data_dir: config.dataDir, revision: service.revision }, 'listening');
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await service.stop();
+      await store.close();
+      readModels.close();
+      logger.info('stopped');
+    })());
+  return { server, port, service, close };
+}

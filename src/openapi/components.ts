@@ -1,0 +1,98 @@
+import type { ComponentsObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
+import { problemType } from '../http/errors.js';
+import { integer, MAX_ID, timestamp, type JsonSchema } from '../schemas/fields.js';
+
+const problemProperties: Record<string, JsonSchema> = {
+  type: { type: 'string' },
+  title: { type: 'string' },
+  status: { type: 'integer', minimum: 400, maximum: 599 },
+  detail: { type: 'string' },
+  code: { type: 'string' },
+  error: { type: 'string', description: 'repeats detail, as PmaControl clients read it' },
+};
+
+const problem = (extra: Record<string, JsonSchema> = {}, required: string[] = []): JsonSchema => ({
+  type: 'object',
+  properties: { ...problemProperties, ...extra },
+  required: [...Object.keys(problemProperties), ...required],
+});
+
+export const PROBLEMS: Record<string, { status: number; code: string; description: string; detail: string; schema?: string }> = {
+  BadRequest: { status: 400, code: 'invalid_json', description: 'invalid_json, invalid_id or invalid_query', detail: 'the body is not valid JSON' },
+  NotFound: { status: 404, code: 'not_found', description: 'unknown_resource, not_found, or deleted (hard-deleted entry)', detail: 'tags 42 does not exist' },
+  MethodNotAllowed: { status: 405, code: 'method_not_allowed', description: 'the method is not served on this path; see Allow', detail: 'TRACE is not allowed here; use GET, HEAD, POST, OPTIONS' },
+  Conflict: { status: 409, code: 'conflict', description: 'conflict (uniqueness, taken id), in_use (dependents listed) or delete_guarded', detail: 'tag name "galera" is already used by id 3', schema: 'ConflictProblem' },
+  PreconditionFailed: { status: 412, code: 'precondition_failed', description: 'If-Match does not match the current version', detail: 'If-Match "2" does not match the current version "3"' },
+  PayloadTooLarge: { status: 413, code: 'payload_too_large', description: 'the body is over 1 MiB', detail: 'the body is over 1 MiB' },
+  UnsupportedMediaType: { status: 415, code: 'unsupported_media_type', description: 'the body is not sent as JSON', detail: 'send JSON (application/json), not "text/plain"' },
+  ValidationFailed: { status: 422, code: 'validation_failed', description: 'field errors, each with its field', detail: 'name: is required', schema: 'ValidationProblem' },
+  Unavailable: { status: 503, code: 'unavailable', description: 'the event store cannot be reached; nothing was written', detail: 'the event store cannot be reached; nothing was written' },
+  Internal: { status: 500, code: 'internal', description: 'unexpected error, without stack trace or secret', detail: 'an unexpected error occurred; the request id identifies it in the logs' },
+};
+
+const requestIdHeader = { description: 'the request id, taken from the request or generated', schema: { type: 'string' as const } };
+
+function problemResponse(name: string): ResponseObject {
+  const p = PROBLEMS[name];
+  const example: Record<string, unknown> = { type: problemType(p.code), title: name.replace(/([a-z])([A-Z])/g, '$1 $2'), status: p.status, detail: p.detail, code: p.code, error: p.detail };
+  if (p.schema === 'ValidationProblem') example.errors = [{ field: 'name', code: 'required', message: 'is required' }];
+  return {
+    description: p.description,
+    headers: { 'X-Request-ID': { $ref: '#/components/headers/XRequestId' }, ...(p.status === 405 ? { Allow: { $ref: '#/components/headers/Allow' } } : {}) },
+    content: { 'application/problem+json': { schema: { $ref: `#/components/schemas/${p.schema ?? 'Problem'}` }, example } },
+  };
+}
+
+export function sharedComponents(): ComponentsObject {
+  return {
+    schemas: {
+      Problem: problem() as SchemaObject,
+      ValidationProblem: problem(
+        {
+          errors: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+              required: ['field', 'code', 'message'],
+            },
+          },
+        },
+        ['errors'],
+      ),
+      ConflictProblem: problem({
+        dependents: {
+          type: 'array',
+          description: 'with code in_use: the entries that still reference this one',
+          items: { type: 'object', properties: { resource: { type: 'string' }, id: integer(1) }, required: ['resource', 'id'] },
+        },
+      }),
+      HistoryItem: {
+        type: 'object',
+        properties: {
+          position: { ...integer(1), description: "the event's place in the whole log" },
+          revision: { ...integer(0), description: "the event's place in the entry's own stream (0: creation)" },
+          type: { type: 'string', examples: ['TagCreated'] },
+          at: timestamp(),
+          actor: { type: 'string', description: 'anonymous without credentials, system for the initial entries' },
+          request_id: { type: 'string' },
+          data: { type: 'object', description: 'the values the event set; secrets appear as "[redacted]"' },
+        },
+        required: ['position', 'revision', 'type', 'at', 'actor', 'request_id', 'data'],
+      },
+    },
+    parameters: {
+      Id: { name: 'id', in: 'path', required: true, description: `decimal integer from 1 to ${MAX_ID}, no sign or leading zero`, schema: integer(1) },
+      IfMatch: { name: 'If-Match', in: 'header', required: false, description: 'the ETag of the version this write applies to; 412 otherwise', schema: { type: 'string' }, example: '"3"' },
+      IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, description: '304 when it matches the current ETag', schema: { type: 'string' }, example: '"3"' },
+      XRequestId: { name: 'X-Request-ID', in: 'header', required: false, description: 'echoed in the response and stored with the events', schema: { type: 'string' } },
+    },
+    headers: {
+      XRequestId: requestIdHeader,
+      ETag: { description: 'the entry version, quoted', schema: { type: 'string' }, example: '"1"' },
+      Location: { description: 'the created entry', schema: { type: 'string' } },
+      Allow: { description: 'the methods this path answers', schema: { type: 'string' } },
+    },
+    responses: Object.fromEntries(Object.keys(PROBLEMS).map((name) => [name, problemResponse(name)])),
+  };
+}
