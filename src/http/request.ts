@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { MAX_ID } from '../schemas/fields.js';
+import { MAX_ID, own } from '../schemas/fields.js';
 import type { JsonSchema } from '../schemas/fields.js';
 import { invalidId, invalidQuery } from './errors.js';
 
@@ -18,7 +18,7 @@ export function parseQuery(ctx: Context, allowed: Record<string, JsonSchema> = {
   const query: ListQuery = { filters: {}, offset: 0 };
   const known: Record<string, JsonSchema> = { ...allowed, ...PAGE };
   for (const [name, value] of Object.entries(ctx.query)) {
-    const schema = known[name];
+    const schema = own(known, name);
     if (!schema) throw invalidQuery(`unknown query parameter "${name.slice(0, 40)}"`);
     if (typeof value !== 'string') throw invalidQuery(`query parameter "${name}" is given more than once`);
     const parsed = schema.type === 'boolean' ? parseBoolean(value) : parseInteger(value, (schema.minimum as number) ?? 0);
@@ -36,6 +36,6 @@ export function refuseQuery(ctx: Context): void {
   if (name !== undefined) throw invalidQuery(`unknown query parameter "${name.slice(0, 40)}"`);
 }
 
-const parseBoolean = (value: string) => ({ true: true, false: false, '1': true, '0': false })[value];
+const parseBoolean = (value: string) => own<boolean>({ true: true, false: false, '1': true, '0': false }, value);
 const parseInteger = (value: string, minimum: number) =>
   /^(0|[1-9][0-9]{0,15})$/.test(value) && Number(value) >= minimum && Number(value) <= MAX_ID ? Number(value) : undefined;

@@ -2,7 +2,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormatsModule from 'ajv-formats';
 import { ValidationFailed, type FieldError } from '../domain/shared/errors.js';
 import type { Resource } from '../domain/shared/types.js';
-import { isHost, MAX_ID } from './fields.js';
+import { isHost, MAX_ID, own } from './fields.js';
 import type { ResourceSchema } from './resource.js';
 import { SCHEMAS } from './resources.js';
 import { writeSchema, type WriteMode } from './write.js';
@@ -106,7 +106,8 @@ function resolveAliases(schema: ResourceSchema, body: Record<string, unknown>, e
       continue;
     }
     for (const [key, part] of Object.entries(value as Record<string, unknown>)) {
-      if (parts[key]) move(`${alias}.${key}`, parts[key], part);
+      const field = own(parts, key);
+      if (field) move(`${alias}.${key}`, field, part);
       else errors.push(fail(`${alias}.${key}`, 'unknown_field', 'is not a field of this alias'));
     }
   }
@@ -146,7 +147,7 @@ function setAsideReadOnly(
 /** Strings trimmed (secrets excepted), and 0 / 1 accepted for booleans. */
 function normalise(schema: ResourceSchema, input: Record<string, unknown>): void {
   for (const [name, value] of Object.entries(input)) {
-    const field = schema.fields[name];
+    const field = own(schema.fields, name);
     if (!field) continue;
     if (typeof value === 'string' && !field.keepWhitespace) input[name] = value.trim();
     if (field.schema.type === 'boolean' && (value === 0 || value === 1)) input[name] = value === 1;

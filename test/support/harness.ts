@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino, type Logger } from 'pino';
+import { Writable } from 'node:stream';
+import type { ReadModelStore } from '../../src/application/read-models.js';
+import { createSecretBox } from '../../src/application/secrets.js';
+import { ConfigService, type Clock } from '../../src/application/service.js';
+import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
+import type { EventStore } from '../../src/event-store/port.js';
+import { SqliteReadModelStore } from '../../src/event-store/sqlite/read-models.js';
+import { createApp } from '../../src/http/app.js';
+import { buildOpenApi } from '../../src/openapi/build.js';
+import { Conformance } from './conformance.js';
+
+export const BASE = '/fr/api/config';
+const conformance = new Conformance();
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as is, without JSON encoding. */
+  raw?: string;
+  headers?: Record<string, string>;
+}
+
+/** A fixed, advancing clock: timestamps in tests are predictable. */
+export function testClock(start = Date.parse('2026-01-01T00:00:00.000Z')): Clock {
+  let now = start;
+  return { now: () => new Date((now += 1000)) };
+}
+
+export interface Harness {
+  url: string;
+  service: ConfigService;
+  store: EventStore;
+  readModels: ReadModelStore;
+  logs: string[];
+  request(method: string, path: string, options?: RequestOptions): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  store?: EventStore;
+  readModels?: ReadModelStore;
+  secretKey?: Buffer;
+}
+
+/** The service on the in-memory store (unless given another), served by `app.callback()` on 127.0.0.1, port 0. */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const logs: string[] = [];
+  const logger: Logger = pino({ level: 'info' }, new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) }));
+  const store = options.store ?? new InMemoryEventStore();
+  const readModels = options.readModels ?? new SqliteReadModelStore(':memory:');
+  const service = new ConfigService({
+    store,
+    readModels,
+    secrets: createSecretBox(options.secretKey ?? randomBytes(32)),
+    clock: testClock(),
+    onBackgroundError: (error) => logs.push(`background error: ${error.message}`),
+  });
+  await service.start();
+  const app = createApp({ service, logger, openapi: buildOpenApi('test') });
+  const server: Server = createServer(app.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    service,
+    store,
+    readModels,
+    logs,
+    request: (method, path, opts = {}) => send(url, method, path, opts),
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await service.stop();
+      await store.close();
+      readModels.close();
+    },
+  };
+}
+
+export async function send(url: string, method: string, path: string, options: RequestOptions = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...options.headers };
+  let body: string | undefined = options.raw;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(url + path, { method, headers, body });
+  const text = await response.text();
+  const contentType = response.headers.get('content-type');
+  const parsed = text && contentType?.includes('json') ? JSON.parse(text) : undefined;
+  const problems = conformance.check(method, path, response.status, contentType, parsed);
+  if (problems.length > 0) throw new Error(`response does not match the OpenAPI document:\n${problems.join('\n')}\n${text.slice(0, 500)}`);
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
