@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { BASE, startHarness, type Harness } from '../support/harness.js';
+import { makeKey } from '../support/keys.js';
+
+const it = suite<{ h: Harness }>('ssh-keys');
+it.before.each(async (ctx) => {
+  ctx.h = await startHarness();
+});
+it.after.each(async ({ h }) => h.close());
+
+const ed = makeKey('ed25519', 0, 'dba@paris');
+const rsa = makeKey('rsa', 2048, 'rsa@paris');
+const other = makeKey('ed25519');
+
+it('type, bit and SHA256 fingerprint are derived; comment defaults to the key comment; the private key is never returned', async ({ h }) => {
+  const made = await h.request('POST', `${BASE}/ssh-keys`, { body: { name: 'backup', user: 'root', public_key: ed.publicKey, private_key: ed.privateKey } });
+  assert.is(made.status, 201, made.text);
+  const item = made.body.item;
+  assert.equal([item.type, item.bit, item.fingerprint, item.comment, item.has_private_key], ['ED25519', 256, ed.fingerprint, 'dba@paris', true]);
+  assert.is(item.added_on, item.created_at);
+  assert.not.ok('private_key' in item);
+  assert.not.ok(made.text.includes('PRIVATE KEY'));
+});
+
+it('RSA keys: PEM private keys accepted, bit is the modulus size; below 2048 refused', async ({ h }) => {
+  const made = await h.request('POST', `${BASE}/ssh-keys`, { body: { name: 'rsa', user: 'root', public_key: rsa.publicKey, private_key: rsa.privatePem } });
+  assert.equal([made.status, made.body.item.type, made.body.item.bit], [201, 'RSA', 2048]);
+  const weak = makeKey('rsa', 1024);
+  const refused = await h.request('POST', `${BASE}/ssh-keys`, { body: { name: 'weak', user: 'root', public_key: weak.publicKey, private_key: weak.privateKey } });
+  assert.equal([refused.status, refused.body.errors[0].code], [422, 'key_too_weak']);
+});
+
+it('refused: a private key of another pair, an encrypted one, garbage, other key types, several lines', async ({ h }) => {
+  const post = (fields: Record<string, string>) =>
+    h.request('POST', `${BASE}/ssh-keys`, { body: { name: 'k', user: 'u', public_key: ed.publicKey, private_key: ed.privateKey, ...fields } });
+  assert.is((await post({ private_key: other.privateKey })).body.errors[0].code, 'key_mismatch');
+  assert.is((await post({ private_key: 'not a key' })).body.errors[0].field, 'private_key');
+  assert.is((await post({ public_key: 'ssh-ed25519 AAAAgarbage' })).body.errors[0].code, 'invalid_format');
+  assert.is((await post({ public_key: `${ed.publicKey}\n${rsa.publicKey}` })).body.errors[0].field, 'public_key');
+  const ecdsa = 'ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBEmKSENjQEezOmxkZMy7opKgwFB9nkt5YRrYMjNuG5N87uRgg6CLrbo5wAdT/y6v0mKV0U2w0WZ2YB/++Tpockg=';
+  assert.is((await post({ public_key: ecdsa })).body.errors[0].code, 'unsupported_key_type');
+  const encrypted = [
+    '-----BEGIN OPENSSH PRIVATE KEY-----',
+    'b3BlbnNzaC1rZXktdjEAAAAACmFlczI1Ni1jdHIAAAAGYmNyeXB0AAAAGAAAABBa4JZ1UX',
+    '-----END OPENSSH PRIVATE KEY-----',
+  ].join('\n');
+  assert.is((await post({ private_key: encrypted })).status, 422);
+});
+
+it('sent type, bit, fingerprint must match the key; the legacy 40-hex fingerprint is accepted', async ({ h }) => {
+  const base = { name: 'k', user: 'u', public_key: ed.publicKey, private_key: ed.privateKey };
+  assert.is((await h.request('POST', `${BASE}/ssh-keys`, { body: { ...base, type: 'RSA' } })).body.errors[0].field, 'type');
+  assert.is((await h.request('POST', `${BASE}/ssh-keys`, { body: { ...base, bit: 4096 } })).body.errors[0].field, 'bit');
+  assert.is((await h.request('POST', `${BASE}/ssh-keys`, { body: { ...base, fingerprint: other.fingerprint } })).body.errors[0].field, 'fingerprint');
+  const legacy = createHash('sha1').update(ed.publicKey.slice(8)).digest('hex').toUpperCase();
+  const made = await h.request('POST', `${BASE}/ssh-keys`, { body: { ...base, fingerprint: legacy, type: 'ED25519', bit: 256 } });
+  assert.is(made.status, 201, made.text);
+  assert.is(made.body.item.fingerprint, ed.fingerprint);
+});
+
+it('(fingerprint, user) is unique; aliases pub and privée; a GET body can be PUT back without the private key', async ({ h }) => {
+  const made = await h.request('POST', `${BASE}/ssh-keys`, { body: { name: 'a', user: 'root', pub: ed.publicKey, 'privée': ed.privateKey } });
+  assert.is(made.status, 201, made.text);
+  const dup = await h.request('POST', `${BASE}/ssh-keys`, { body: { name: 'b', user: 'root', public_key: ed.publicKey, private_key: ed.privateKey } });
+  assert.equal([dup.status, dup.body.code], [409, 'conflict']);
+  const otherUser = await h.request('POST', `${BASE}/ssh-keys`, { body: { name: 'b', user: 'backup', public_key: ed.publicKey, private_key: ed.privateKey } });
+  assert.is(otherUser.status, 201);
+  const read = await h.request('GET', `${BASE}/ssh-keys/${made.body.id}`);
+  const put = await h.request('PUT', `${BASE}/ssh-keys/${made.body.id}`, { body: read.body.item });
+  assert.equal([put.status, put.body.changed, put.body.item.version], [200, false, 1]);
+  const newPublic = await h.request('PATCH', `${BASE}/ssh-keys/${made.body.id}`, { body: { public_key: rsa.publicKey } });
+  assert.is(newPublic.body.errors[0].code, 'key_mismatch');
+  const rotated = await h.request('PATCH', `${BASE}/ssh-keys/${made.body.id}`, { body: { public_key: rsa.publicKey, private_key: rsa.privateKey } });
+  assert.equal([rotated.body.item.type, rotated.body.item.bit, rotated.body.item.version], ['RSA', 2048, 2]);
+});
+
+it('storage-areas: géolocalisation and ssh_key aliases', async ({ h }) => {
+  const key = (await h.request('POST', `${BASE}/ssh-keys`, { body: { name: 'a', user: 'root', public_key: ed.publicKey, private_key: ed.privateKey } })).body.id;
+  const made = await h.request('POST', `${BASE}/storage-areas`, {
+    body: { ssh_key: key, ip: '2001:db8::1', port: 2222, path: '/backup', libelle: 'Lyon', 'géolocalisation': { city: 12, country: 3 } },
+  });
+  assert.is(made.status, 201, made.text);
+  assert.equal([made.body.item.id_ssh_key, made.body.item.id_geolocalisation_city, made.body.item.id_geolocalisation_country], [key, 12, 3]);
+  const cleared = await h.request('PATCH', `${BASE}/storage-areas/${made.body.id}`, { body: { id_geolocalisation_city: null } });
+  assert.is(cleared.body.item.id_geolocalisation_city, null);
+  const notNullable = await h.request('PATCH', `${BASE}/storage-areas/${made.body.id}`, { body: { libelle: null } });
+  assert.equal([notNullable.status, notNullable.body.errors[0].field], [422, 'libelle']);
+  const relative = await h.request('PATCH', `${BASE}/storage-areas/${made.body.id}`, { body: { path: 'backup' } });
+  assert.is(relative.body.errors[0].field, 'path');
+});
+
+it('secrets never appear in responses, history, logs or the event log', async ({ h }) => {
+  const password = 'Pa55-w0rd-that-must-not-leak';
+  const server = await h.request('POST', `${BASE}/servers`, { body: { id_client: 99, id_environment: 1, name: 's', ip: '10.0.0.1', login: 'l', passwd: password } });
+  await h.request('PATCH', `${BASE}/servers/${server.body.id}`, { body: { passwd: `${password}-2` } });
+  const key = await h.request('POST', `${BASE}/ssh-keys`, { body: { name: 'a', user: 'root', public_key: ed.publicKey, private_key: ed.privateKey } });
+  const history = await h.request('GET', `${BASE}/servers/${server.body.id}/history`);
+  assert.is(history.body.items[0].data.passwd, '[redacted]');
+  assert.is(history.body.items[1].data.changes.passwd, '[redacted]');
+  const keyHistory = await h.request('GET', `${BASE}/ssh-keys/${key.body.id}/history`);
+  assert.is(keyHistory.body.items[0].data.private_key, '[redacted]');
+  const everything = [
+    history.text,
+    keyHistory.text,
+    (await h.request('GET', `${BASE}/servers`)).text,
+    (await h.request('GET', `${BASE}/ssh-keys`)).text,
+    JSON.stringify(await h.store.readAll()),
+    h.logs.join('\n'),
+  ].join('\n');
+  assert.not.ok(everything.includes(password));
+  const keyBody = ed.privateKey.split('\n')[1];
+  assert.not.ok(everything.includes(keyBody));
+  assert.ok(JSON.stringify(await h.store.readAll()).includes('"passwd":"v1:'));
+});
+
+it.run();
