@@ -1,0 +1,135 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { send, BASE } from './support/harness.js';
+import { makeKey } from './support/keys.js';
+import { runCli, spawnService, tempDir } from './support/process.js';
+
+const it = suite('persistence: the real service on the embedded store');
+
+it('data survives a restart; the restart loads the stored read models instead of refolding the log', async () => {
+  const dataDir = tempDir();
+  const first = await spawnService({ DATA_DIR: dataDir });
+  const made = await send(first.url, 'POST', `${BASE}/tags`, { body: { name: 'kept', color: '#000000', background: '#FFFFFF' } });
+  assert.is(await first.stop(), 0);
+  assert.match(first.output(), /"msg":"stopped"/);
+  const second = await spawnService({ DATA_DIR: dataDir });
+  try {
+    assert.match(second.output(), /"revision":7/); // genesis (0–6) + the tag (7): started at the stored checkpoint
+    const read = await send(second.url, 'GET', `${BASE}/tags/${made.body.id}`);
+    assert.is(read.body.item.name, 'kept');
+    const checkpoint = new Database(join(dataDir, 'read-models.sqlite'), { readonly: true });
+    assert.equal(checkpoint.prepare("SELECT revision FROM checkpoint WHERE name = 'config'").get(), { revision: 7 });
+    checkpoint.close();
+  } finally {
+    await second.stop();
+  }
+});
+
+it('kill -9 during writes loses no acknowledged write', async () => {
+  const dataDir = tempDir();
+  const service = await spawnService({ DATA_DIR: dataDir });
+  const acknowledged: number[] = [];
+  let stop = false;
+  const writers = Array.from({ length: 4 }, async (_, w) => {
+    for (let i = 0; !stop && i < 500; i++) {
+      try {
+        const reply = await send(service.url, 'POST', `${BASE}/tags`, { body: { name: `w${w}-${i}`, color: '#000000', background: '#FFFFFF' } });
+        if (reply.status === 201) acknowledged.push(reply.body.id);
+      } catch {
+        return; // the connection died with the process: not acknowledged
+      }
+    }
+  });
+  await new Promise((r) => setTimeout(r, 700));
+  await service.kill9();
+  stop = true;
+  await Promise.all(writers);
+  assert.ok(acknowledged.length > 0, 'some writes were acknowledged before the kill');
+  const again = await spawnService({ DATA_DIR: dataDir });
+  try {
+    const list = await send(again.url, 'GET', `${BASE}/tags`);
+    const present = new Set(list.body.items.map((t: { id: number }) => t.id));
+    const lost = acknowledged.filter((id) => !present.has(id));
+    assert.equal(lost, [], `lost acknowledged writes: ${lost.join(', ')}`);
+  } finally {
+    await again.stop();
+  }
+  const replay = await runCli(['replay'], { DATA_DIR: dataDir });
+  assert.is(replay.code, 0, replay.stdout + replay.stderr);
+});
+
+it('secrets are not in the SQLite files in plain text; the generated key file has mode 0600', async () => {
+  const dataDir = tempDir();
+  const service = await spawnService({ DATA_DIR: dataDir });
+  const password = 'plain-text-password-7f3a';
+  const key = makeKey('ed25519');
+  try {
+    await send(service.url, 'POST', `${BASE}/servers`, { body: { id_client: 99, id_environment: 1, name: 's', ip: '10.0.0.1', login: 'l', passwd: password } });
+    const made = await send(service.url, 'POST', `${BASE}/ssh-keys`, { body: { name: 'k', user: 'root', public_key: key.publicKey, private_key: key.privateKey } });
+    assert.is(made.status, 201);
+  } finally {
+    await service.stop();
+  }
+  const keyLine = key.privateKey.split('\n')[1];
+  for (const file of ['events.sqlite', 'read-models.sqlite']) {
+    const bytes = readFileSync(join(dataDir, file)).toString('latin1');
+    assert.ok(bytes.length > 0);
+    assert.not.ok(bytes.includes(password), `${file} holds the password`);
+    assert.not.ok(bytes.includes(keyLine), `${file} holds the private key`);
+  }
+  assert.not.ok(service.output().includes(password));
+  assert.is(statSync(join(dataDir, 'secret.key')).mode & 0o777, 0o600);
+});
+
+it('CONFIG_SECRET_KEY is used when set; a malformed one stops the start with a clear message', async () => {
+  const bad = await runCli(['serve'], { DATA_DIR: tempDir(), CONFIG_SECRET_KEY: 'short', PORT: '0' });
+  assert.is(bad.code, 1);
+  assert.match(bad.stderr, /CONFIG_SECRET_KEY must be 32 bytes/);
+  const dataDir = tempDir();
+  const service = await spawnService({ DATA_DIR: dataDir, CONFIG_SECRET_KEY: 'ab'.repeat(32) });
+  await service.stop();
+  assert.throws(() => statSync(join(dataDir, 'secret.key')));
+});
+
+it('replay: rebuilds from the log, reports a tampered read model, --apply repairs it', async () => {
+  const dataDir = tempDir();
+  const service = await spawnService({ DATA_DIR: dataDir });
+  const made = await send(service.url, 'POST', `${BASE}/clients`, { body: { libelle: 'ACME' } });
+  await send(service.url, 'PATCH', `${BASE}/clients/${made.body.id}`, { body: { logo: 'a.png' } });
+  await service.stop();
+  const clean = await runCli(['replay'], { DATA_DIR: dataDir });
+  assert.is(clean.code, 0, clean.stdout + clean.stderr);
+  assert.match(clean.stdout, /replayed 9 events/);
+  assert.match(clean.stdout, /read models match the log/);
+  const db = new Database(join(dataDir, 'read-models.sqlite'));
+  db.prepare("UPDATE entries SET doc = json_set(doc, '$.libelle', 'Tampered') WHERE resource = 'clients' AND id = ?").run(made.body.id);
+  db.prepare("DELETE FROM history WHERE resource = 'clients' AND entry_id = ? AND revision = 1").run(made.body.id);
+  db.close();
+  const dirty = await runCli(['replay'], { DATA_DIR: dataDir });
+  assert.is(dirty.code, 1);
+  assert.match(dirty.stdout, new RegExp(`clients/${made.body.id}: rebuilt .*ACME.*stored .*Tampered`));
+  assert.match(dirty.stdout, new RegExp(`history clients/${made.body.id}@1: missing`));
+  const applied = await runCli(['replay', '--apply'], { DATA_DIR: dataDir });
+  assert.is(applied.code, 0);
+  assert.is((await runCli(['replay'], { DATA_DIR: dataDir })).code, 0);
+  const restarted = await spawnService({ DATA_DIR: dataDir });
+  try {
+    assert.is((await send(restarted.url, 'GET', `${BASE}/clients/${made.body.id}`)).body.item.libelle, 'ACME');
+  } finally {
+    await restarted.stop();
+  }
+});
+
+it('the CLI prints the OpenAPI document and refuses unknown commands', async () => {
+  const printed = await runCli(['openapi'], {});
+  assert.is(printed.code, 0);
+  assert.is(JSON.parse(printed.stdout).openapi, '3.1.0');
+  const unknown = await runCli(['frobnicate'], {});
+  assert.is(unknown.code, 2);
+  assert.match(unknown.stderr, /usage/);
+});
+
+it.run();
