@@ -11,11 +11,11 @@ import { ROUTES, OPENAPI_PATH, type RouteDescriptor } from '../http/routes/descr
 import { commonOutput } from '../schemas/resource.js';
 import { SCHEMAS } from '../schemas/resources.js';
 import { documentedWriteSchema, entrySchema } from '../schemas/write.js';
-import { sharedComponents } from './components.js';
+import { PROBLEMS, sharedComponents } from './components.js';
 
 const ref = (kind: string, name: string): ReferenceObject => ({ $ref: `#/components/${kind}/${name}` });
 const problems = (...names: string[]): ResponsesObject => Object.fromEntries(names.map((n) => [statusOf(n), ref('responses', n)]));
-const statusOf = (name: string) => ({ BadRequest: 400, NotFound: 404, MethodNotAllowed: 405, Conflict: 409, PreconditionFailed: 412, PayloadTooLarge: 413, UnsupportedMediaType: 415, ValidationFailed: 422, Internal: 500, Unavailable: 503 })[name]!;
+const statusOf = (name: string) => PROBLEMS[name].status;
 const requestIdHeader = { 'X-Request-ID': ref('headers', 'XRequestId') };
 const json = (schema: SchemaObject | ReferenceObject | object, example?: unknown) => ({ 'application/json': { schema: schema as SchemaObject, ...(example === undefined ? {} : { example }) } });
 
@@ -122,10 +122,20 @@ export function buildOpenApi(version: string): OpenAPIObject {
     info: {
       title: 'PmaControl configuration API',
       version,
-      description: 'Inventory of a MariaDB/MySQL monitoring platform. Every accepted write is stored as a domain event; reads are served by projections.',
+      description: [
+        'Inventory of a MariaDB/MySQL monitoring platform. Every accepted write is stored as a domain event; reads are served by projections.',
+        '',
+        'On every path: HEAD wherever GET is; OPTIONS answers 204 with `Allow`; any other method is a 405 `method_not_allowed`',
+        'problem with `Allow`. A trailing slash is accepted. Every response carries `X-Request-ID`. Errors are',
+        '`application/problem+json` with `code` and `error` (= `detail`); 500 `internal` is never the answer to client input.',
+        '',
+        'Authentication: none yet; every request acts as `anonymous` (recorded as the event actor).',
+      ].join('\n'),
       license: { name: 'GPL-3.0-or-later', identifier: 'GPL-3.0-or-later' },
     },
     servers: [{ url: 'http://127.0.0.1:8080', description: 'the default local instance' }],
+    // No authentication yet: stated explicitly rather than left undefined.
+    security: [],
     paths: {},
     components: sharedComponents(),
   });

@@ -20,14 +20,12 @@ const problem = (extra: Record<string, JsonSchema> = {}, required: string[] = []
 export const PROBLEMS: Record<string, { status: number; code: string; description: string; detail: string; schema?: string }> = {
   BadRequest: { status: 400, code: 'invalid_json', description: 'invalid_json, invalid_id or invalid_query', detail: 'the body is not valid JSON' },
   NotFound: { status: 404, code: 'not_found', description: 'unknown_resource, not_found, or deleted (hard-deleted entry)', detail: 'tags 42 does not exist' },
-  MethodNotAllowed: { status: 405, code: 'method_not_allowed', description: 'the method is not served on this path; see Allow', detail: 'TRACE is not allowed here; use GET, HEAD, POST, OPTIONS' },
   Conflict: { status: 409, code: 'conflict', description: 'conflict (uniqueness, taken id), in_use (dependents listed) or delete_guarded', detail: 'tag name "galera" is already used by id 3', schema: 'ConflictProblem' },
   PreconditionFailed: { status: 412, code: 'precondition_failed', description: 'If-Match does not match the current version', detail: 'If-Match "2" does not match the current version "3"' },
   PayloadTooLarge: { status: 413, code: 'payload_too_large', description: 'the body is over 1 MiB', detail: 'the body is over 1 MiB' },
   UnsupportedMediaType: { status: 415, code: 'unsupported_media_type', description: 'the body is not sent as JSON', detail: 'send JSON (application/json), not "text/plain"' },
   ValidationFailed: { status: 422, code: 'validation_failed', description: 'field errors, each with its field', detail: 'name: is required', schema: 'ValidationProblem' },
   Unavailable: { status: 503, code: 'unavailable', description: 'the event store cannot be reached; nothing was written', detail: 'the event store cannot be reached; nothing was written' },
-  Internal: { status: 500, code: 'internal', description: 'unexpected error, without stack trace or secret', detail: 'an unexpected error occurred; the request id identifies it in the logs' },
 };
 
 const requestIdHeader = { description: 'the request id, taken from the request or generated', schema: { type: 'string' as const } };
@@ -38,7 +36,7 @@ function problemResponse(name: string): ResponseObject {
   if (p.schema === 'ValidationProblem') example.errors = [{ field: 'name', code: 'required', message: 'is required' }];
   return {
     description: p.description,
-    headers: { 'X-Request-ID': { $ref: '#/components/headers/XRequestId' }, ...(p.status === 405 ? { Allow: { $ref: '#/components/headers/Allow' } } : {}) },
+    headers: { 'X-Request-ID': { $ref: '#/components/headers/XRequestId' } },
     content: { 'application/problem+json': { schema: { $ref: `#/components/schemas/${p.schema ?? 'Problem'}` }, example } },
   };
 }
@@ -91,7 +89,6 @@ export function sharedComponents(): ComponentsObject {
       XRequestId: requestIdHeader,
       ETag: { description: 'the entry version, quoted', schema: { type: 'string' }, example: '"1"' },
       Location: { description: 'the created entry', schema: { type: 'string' } },
-      Allow: { description: 'the methods this path answers', schema: { type: 'string' } },
     },
     responses: Object.fromEntries(Object.keys(PROBLEMS).map((name) => [name, problemResponse(name)])),
   };

@@ -63,7 +63,9 @@ function exampleOutput(resource: ResourceSchema): Record<string, unknown> {
   const example: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(resource.fields)) {
     if (field.secret) continue;
-    example[name] = resource.example[name] ?? field.default ?? EXAMPLE_DERIVED[name] ?? resource.example.name;
+    const sources = [resource.example, field.default === undefined ? {} : { [name]: field.default }, EXAMPLE_DERIVED];
+    const source = sources.find((s) => Object.hasOwn(s, name));
+    example[name] = source ? source[name] : resource.example.name; // display_name defaults to name
   }
   for (const name of Object.keys(resource.outputExtras)) example[name] = EXAMPLE_DERIVED[name];
   return { ...example, version: 1, created_at: EXAMPLE_TIME, updated_at: EXAMPLE_TIME };

@@ -1,0 +1,62 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ROUTES } from '../src/http/routes/descriptors.js';
+import { buildOpenApi } from '../src/openapi/build.js';
+import { SCHEMAS } from '../src/schemas/resources.js';
+import { WriteValidator } from '../src/schemas/validator.js';
+import { Conformance } from './support/conformance.js';
+import { BASE, startHarness } from './support/harness.js';
+
+const it = suite('OpenAPI document');
+
+it('is a valid OpenAPI 3.1 document', async () => {
+  const result = await new Validator().validate(JSON.parse(JSON.stringify(buildOpenApi('test'))));
+  assert.ok(result.valid, JSON.stringify(result.errors, null, 2));
+});
+
+it('GET /fr/api/openApi serves it', async () => {
+  const h = await startHarness();
+  try {
+    const reply = await h.request('GET', '/fr/api/openApi');
+    assert.is(reply.status, 200);
+    assert.is(reply.body.openapi, '3.1.0');
+    assert.equal(reply.body, JSON.parse(JSON.stringify(buildOpenApi('test'))));
+  } finally {
+    await h.close();
+  }
+});
+
+it('documents every route the service mounts, with an operationId, a summary and a 4xx response', () => {
+  const doc = buildOpenApi('test');
+  assert.is(ROUTES.length, 7 * 7);
+  for (const route of ROUTES) {
+    const operation = doc.paths?.[route.path]?.[route.method.toLowerCase() as 'get'];
+    assert.ok(operation, `${route.method} ${route.path}`);
+    assert.ok(operation.operationId && operation.summary);
+    assert.ok(Object.keys(operation.responses ?? {}).some((s) => s.startsWith('4')));
+    if (['POST', 'PUT', 'PATCH'].includes(route.method)) assert.ok(operation.requestBody, `${route.method} ${route.path} body`);
+  }
+  const patch = doc.paths?.[`${BASE}/servers/{id}`]?.patch;
+  assert.ok(patch?.requestBody && 'content' in patch.requestBody && patch.requestBody.content['application/merge-patch+json']);
+});
+
+it('the request examples are accepted by the validator the service runs', () => {
+  const validator = new WriteValidator();
+  for (const schema of Object.values(SCHEMAS)) {
+    const { private_key: _p, public_key: _k, ...rest } = schema.example;
+    const parsed = validator.parse(schema.resource, 'patch', rest, 1);
+    assert.ok(parsed.fields, schema.resource);
+  }
+});
+
+it('the conformance check rejects a body that does not match the document', () => {
+  const check = new Conformance();
+  assert.equal(check.check('GET', `${BASE}/tags`, 200, 'application/json', { items: [], total: 0 }), []);
+  assert.ok(check.check('GET', `${BASE}/tags`, 200, 'application/json', { items: [{ id: 'x' }], total: 0 }).length > 0);
+  assert.ok(check.check('GET', `${BASE}/tags/1`, 200, 'application/json', { item: { id: 1, name: 'n' } }).length > 0);
+  assert.ok(check.check('POST', `${BASE}/tags`, 418, 'application/json', {}).length > 0);
+  assert.ok(check.check('GET', `${BASE}/tags/1`, 404, 'application/problem+json', { code: 'not_found' }).length > 0);
+});
+
+it.run();
