@@ -34,6 +34,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (eventStore === 'eventstoredb' && !eventStoreConnectionString) {
     throw new ConfigError('EVENT_STORE=eventstoredb needs EVENTSTORE_CONNECTION_STRING (e.g. esdb://localhost:2113?tls=false)');
   }
+  if (eventStore === 'eventstoredb' && !env.CONFIG_SECRET_KEY) {
+    // Instances on other machines must decrypt what this one sealed: a key generated here would not be shared.
+    throw new ConfigError('EVENT_STORE=eventstoredb needs CONFIG_SECRET_KEY, the same on every instance');
+  }
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
