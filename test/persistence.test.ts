@@ -133,3 +133,25 @@ it('the CLI prints the OpenAPI document and refuses unknown commands', async () 
 });
 
 it.run();
+
+const locked = suite('persistence: a locked SQLite file');
+
+locked('a write that cannot take the SQLite lock gets 503 after the busy timeout, and reads keep working', async () => {
+  const dataDir = tempDir();
+  const service = await spawnService({ DATA_DIR: dataDir });
+  const blocker = new Database(join(dataDir, 'events.sqlite'));
+  try {
+    blocker.exec('BEGIN EXCLUSIVE');
+    const refused = await send(service.url, 'POST', `${BASE}/tags`, { body: { name: 'blocked', color: '#000000', background: '#FFFFFF' } });
+    assert.equal([refused.status, refused.body.code], [503, 'unavailable']);
+    assert.is((await send(service.url, 'GET', `${BASE}/environments`)).status, 200);
+    blocker.exec('ROLLBACK');
+    const accepted = await send(service.url, 'POST', `${BASE}/tags`, { body: { name: 'blocked', color: '#000000', background: '#FFFFFF' } });
+    assert.is(accepted.status, 201);
+  } finally {
+    blocker.close();
+    await service.stop();
+  }
+});
+
+locked.run();

@@ -22,7 +22,9 @@ export function decideCreate<P extends string, F extends object>(
 ): Created<P, F>[] {
   const id = allocateId(rules.resource, rules.collection(state), command.id);
   rules.check(state, command.fields, undefined, id);
-  return [{ type: `${rules.prefix}Created`, data: { id, ...command.fields } }];
+  // The event holds exactly the resource's fields, in the resource's order: replays compare byte for byte.
+  const fields = Object.fromEntries(rules.fields.map((field) => [field, command.fields[field]])) as F;
+  return [{ type: `${rules.prefix}Created`, data: { id, ...fields } }];
 }
 
 /** PUT and PATCH: the entry as it would become, compared field by field; no difference, no event. */
