@@ -64,3 +64,28 @@ export class CatchUpSubscription implements Subscription {
     clearInterval(this.timer);
   }
 }
+
+/** The catch-up subscriptions of one store: woken together after an append, closed together with the store. */
+export class Subscribers {
+  private readonly live = new Set<CatchUpSubscription>();
+
+  add(read: (fromRevision: number) => Promise<RecordedEvent[]>, fromRevision: number, onEvent: OnEvent, onError: (e: Error) => void, pollMs?: number): Subscription {
+    const subscription = new CatchUpSubscription(read, fromRevision, onEvent, onError, pollMs);
+    this.live.add(subscription);
+    return {
+      close: async () => {
+        this.live.delete(subscription);
+        await subscription.close();
+      },
+    };
+  }
+
+  wakeAll(): void {
+    for (const subscription of this.live) subscription.wake();
+  }
+
+  async closeAll(): Promise<void> {
+    for (const subscription of this.live) await subscription.close();
+    this.live.clear();
+  }
+}

@@ -1,4 +1,4 @@
-import { CatchUpSubscription } from '../catch-up.js';
+import { Subscribers } from '../catch-up.js';
 import {
   checkExpected,
   type AppendResult,
@@ -19,7 +19,7 @@ export class InMemoryEventStore implements EventStore {
   readonly name = 'in-memory';
   private readonly log: RecordedEvent[] = [];
   private readonly streams = new Map<string, RecordedEvent[]>();
-  private readonly subscriptions = new Set<CatchUpSubscription>();
+  private readonly subscribers = new Subscribers();
 
   async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     const existing = this.streams.get(stream) ?? [];
@@ -30,7 +30,7 @@ export class InMemoryEventStore implements EventStore {
       this.log.push(recorded);
     }
     this.streams.set(stream, existing);
-    for (const subscription of this.subscriptions) subscription.wake();
+    this.subscribers.wakeAll();
     return { nextRevision: existing.length - 1, position: this.log.length };
   }
 
@@ -43,18 +43,10 @@ export class InMemoryEventStore implements EventStore {
   }
 
   subscribe(stream: string, fromRevision: number, onEvent: OnEvent, onError: (e: Error) => void = () => {}): Subscription {
-    const subscription = new CatchUpSubscription((from) => this.readStream(stream, { fromRevision: from }), fromRevision, onEvent, onError);
-    this.subscriptions.add(subscription);
-    return {
-      close: async () => {
-        this.subscriptions.delete(subscription);
-        await subscription.close();
-      },
-    };
+    return this.subscribers.add((from) => this.readStream(stream, { fromRevision: from }), fromRevision, onEvent, onError);
   }
 
   async close(): Promise<void> {
-    for (const subscription of this.subscriptions) await subscription.close();
-    this.subscriptions.clear();
+    await this.subscribers.closeAll();
   }
 }

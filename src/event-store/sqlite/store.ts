@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { CatchUpSubscription } from '../catch-up.js';
+import { Subscribers } from '../catch-up.js';
 import {
   checkExpected,
   StoreUnavailable,
@@ -70,7 +70,7 @@ export interface SqliteEventStoreOptions {
 export class SqliteEventStore implements EventStore {
   readonly name = 'sqlite';
   private readonly db: Database.Database;
-  private readonly subscriptions = new Set<CatchUpSubscription>();
+  private readonly subscribers = new Subscribers();
   private readonly pollMs: number;
   private readonly statements;
 
@@ -109,7 +109,7 @@ export class SqliteEventStore implements EventStore {
 
   async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     const result = guard(() => this.db.transaction(this.appendInTransaction).immediate(stream, events, expected));
-    for (const subscription of this.subscriptions) subscription.wake();
+    this.subscribers.wakeAll();
     return result;
   }
 
@@ -122,20 +122,11 @@ export class SqliteEventStore implements EventStore {
   }
 
   subscribe(stream: string, fromRevision: number, onEvent: OnEvent, onError: (e: Error) => void = () => {}): Subscription {
-    const read = (from: number) => this.readStream(stream, { fromRevision: from, maxCount: 1000 });
-    const subscription = new CatchUpSubscription(read, fromRevision, onEvent, onError, this.pollMs);
-    this.subscriptions.add(subscription);
-    return {
-      close: async () => {
-        this.subscriptions.delete(subscription);
-        await subscription.close();
-      },
-    };
+    return this.subscribers.add((from) => this.readStream(stream, { fromRevision: from, maxCount: 1000 }), fromRevision, onEvent, onError, this.pollMs);
   }
 
   async close(): Promise<void> {
-    for (const subscription of this.subscriptions) await subscription.close();
-    this.subscriptions.clear();
+    await this.subscribers.closeAll();
     if (this.db.open) this.db.close();
   }
 }
