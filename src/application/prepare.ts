@@ -29,7 +29,7 @@ export function prepare(resource: Resource, request: WriteRequest, state: Config
     const plain = fields[field];
     if (typeof plain !== 'string') return;
     const stored = (current as Fields | undefined)?.[field] as string | undefined;
-    fields[field] = stored !== undefined && secrets.open(stored) === plain ? stored : secrets.seal(plain);
+    fields[field] = stored !== undefined && openOrUndefined(secrets, stored) === plain ? stored : secrets.seal(plain);
   };
   if (resource === 'servers') {
     if (request.type !== 'patch' && fields.display_name === undefined) fields.display_name = fields.name;
@@ -47,9 +47,11 @@ const KEY_INPUTS = ['public_key', 'private_key', 'type', 'bit', 'fingerprint'];
 function deriveKeyFields(type: WriteRequest['type'], fields: Fields, current: SshKey | undefined, secrets: SecretBox): void {
   if (type === 'patch' && !KEY_INPUTS.some((f) => f in fields)) return;
   const publicText = (fields.public_key ?? current?.public_key) as string;
-  const privateText = (fields.private_key as string | undefined) ?? (current ? secrets.open(current.private_key) : undefined);
+  const privateText = (fields.private_key as string | undefined) ?? (current ? openOrUndefined(secrets, current.private_key) : undefined);
   const facts = analysePublicKey(publicText);
-  if (privateText === undefined) throw fieldError('private_key', 'required', 'is required');
+  if (privateText === undefined) {
+    throw fieldError('private_key', 'required', current ? 'the stored key cannot be decrypted with this instance\'s CONFIG_SECRET_KEY; send it again' : 'is required');
+  }
   assertPrivateKeyMatches(privateText, facts);
   if (fields.type !== undefined && String(fields.type).toUpperCase() !== facts.type) {
     throw fieldError('type', 'mismatch', `is ${facts.type} for this key`);
@@ -60,4 +62,13 @@ function deriveKeyFields(type: WriteRequest['type'], fields: Fields, current: Ss
   }
   Object.assign(fields, { type: facts.type, bit: facts.bit, fingerprint: facts.fingerprint });
   if (type !== 'patch' && fields.comment === undefined) fields.comment = facts.comment;
+}
+
+/** A value sealed under another key (CONFIG_SECRET_KEY changed) reads as unknown rather than failing the request. */
+function openOrUndefined(secrets: SecretBox, sealed: string): string | undefined {
+  try {
+    return secrets.open(sealed);
+  } catch {
+    return undefined;
+  }
 }

@@ -115,4 +115,25 @@ it('secrets never appear in responses, history, logs or the event log', async ({
   assert.ok(JSON.stringify(await h.store.readAll()).includes('"passwd":"v1:'));
 });
 
+it('secrets sealed under another key: a new secret replaces them, a missing one is a 422, never a 500', async () => {
+  const { InMemoryEventStore } = await import('../../src/event-store/in-memory/store.js');
+  const { randomBytes } = await import('node:crypto');
+  const store = new InMemoryEventStore();
+  const first = await startHarness({ store, secretKey: randomBytes(32) });
+  const key = await first.request('POST', `${BASE}/ssh-keys`, { body: { name: 'a', user: 'root', public_key: ed.publicKey, private_key: ed.privateKey } });
+  const server = await first.request('POST', `${BASE}/servers`, { body: { id_client: 99, id_environment: 1, name: 's', ip: '10.0.0.1', login: 'l', passwd: 'old' } });
+  await first.close(); // the in-memory log outlives close(): the second service reads it
+  const second = await startHarness({ store, secretKey: randomBytes(32) });
+  try {
+    const rotated = await second.request('PATCH', `${BASE}/servers/${server.body.id}`, { body: { passwd: 'old' } });
+    assert.equal([rotated.status, rotated.body.changed], [200, true]);
+    const rename = await second.request('PATCH', `${BASE}/ssh-keys/${key.body.id}`, { body: { public_key: rsa.publicKey } });
+    assert.equal([rename.status, rename.body.errors[0].field], [422, 'private_key']);
+    const resent = await second.request('PATCH', `${BASE}/ssh-keys/${key.body.id}`, { body: { private_key: ed.privateKey } });
+    assert.equal([resent.status, resent.body.changed], [200, true]);
+  } finally {
+    await second.close();
+  }
+});
+
 it.run();
