@@ -101,4 +101,12 @@ it('list filters narrow the list: id_client, id_environment, is_deleted, tag, li
   assert.is(page.body.total, 3);
 });
 
+it('a server read with GET can be PUT back: is_deleted, has_passwd and the rest are ignored', async ({ h }) => {
+  const made = await h.request('POST', `${BASE}/servers`, { body: minimal });
+  await h.request('DELETE', `${BASE}/servers/${made.body.id}`);
+  const read = await h.request('GET', `${BASE}/servers/${made.body.id}`);
+  const put = await h.request('PUT', `${BASE}/servers/${made.body.id}`, { body: { ...read.body.item, is_deleted: false } });
+  assert.equal([put.status, put.body.changed, put.body.item.is_deleted, put.body.item.version], [200, false, true, 2]);
+});
+
 it.run();

@@ -31,8 +31,9 @@ function toRecorded(event: EsdbRecordedEvent): RecordedEvent {
   return {
     stream: event.streamId,
     revision: Number(event.revision),
-    // Events read from a stream carry their $all position on EventStoreDB 22+.
-    position: event.position ? Number(event.position.commit) : Number(event.revision) + 1,
+    // The prepare position: unique per event (events of one append share their commit position).
+    // Events read from a stream carry it on EventStoreDB 22+.
+    position: event.position ? Number(event.position.prepare) : Number(event.revision) + 1,
     type: event.type,
     data: event.data,
     metadata: (event.metadata ?? {}) as Record<string, unknown>,
@@ -64,14 +65,15 @@ export class EsdbEventStore implements EventStore {
   }
 
   async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
-    const expectedRevision = expected === 'no_stream' ? NO_STREAM : expected === 'any' ? ANY : BigInt(expected);
+    // A negative revision means "no event yet", as `no_stream` does.
+    const expectedRevision = expected === 'any' ? ANY : expected === 'no_stream' || expected < 0 ? NO_STREAM : BigInt(expected);
     try {
       const result = await this.client.appendToStream(
         stream,
         events.map((e) => jsonEvent({ type: e.type, data: e.data as JSONType, metadata: e.metadata as JSONType })),
         { expectedRevision },
       );
-      return { nextRevision: Number(result.nextExpectedRevision), position: Number(result.position?.commit ?? 0n) };
+      return { nextRevision: Number(result.nextExpectedRevision), position: Number(result.position?.prepare ?? 0n) };
     } catch (error) {
       throw translate(error, stream, expected);
     }
@@ -93,12 +95,16 @@ export class EsdbEventStore implements EventStore {
     return events;
   }
 
-  /** `$all` without EventStoreDB's own system events. */
+  /**
+   * `$all` without EventStoreDB's own system events. It reads from the start and skips up to `after`:
+   * a port position is one number, and seeking `$all` needs an exact (commit, prepare) pair. The
+   * service itself never reads `$all` (it follows its stream); a global change feed will want a
+   * position type that carries both.
+   */
   async readAll({ after, maxCount }: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const events: RecordedEvent[] = [];
-    const fromPosition = after === undefined ? START : { commit: BigInt(after), prepare: BigInt(after) };
     try {
-      for await (const resolved of this.client.readAll({ fromPosition, direction: FORWARDS })) {
+      for await (const resolved of this.client.readAll({ fromPosition: START, direction: FORWARDS })) {
         const event = resolved.event;
         if (!event || event.streamId.startsWith('$') || event.type.startsWith('$')) continue;
         const recorded = toRecorded(event as EsdbRecordedEvent);
