@@ -115,9 +115,8 @@ export class ConfigService {
     const at = this.deps.clock.now().toISOString();
     const expected = this.projector.revision === -1 ? 'no_stream' : this.projector.revision;
     const records = events.map((event) => {
-      const id = (event.data as { id: number }).id;
-      const metadata: EventMetadata = { actor: caller.actor, request_id: caller.requestId, at, entry: entryStream(resourceOfEvent(event.type)!, id) };
-      return { type: event.type, data: event.data, metadata: { ...metadata } };
+      const entry = entryStream(resourceOfEvent(event.type)!, (event.data as { id: number }).id);
+      return { type: event.type, data: event.data, metadata: { actor: caller.actor, request_id: caller.requestId, at, entry } satisfies EventMetadata };
     });
     await this.deps.store.append(CONFIG_STREAM, records, expected);
     await this.projector.catchUp();

@@ -1,22 +1,36 @@
 import type { Resource } from '../domain/shared/types.js';
+import { RESOURCES } from '../domain/shared/types.js';
 import type { AnyEntry } from '../domain/state.js';
 import { COMMON_READ_ONLY } from '../schemas/resource.js';
 import { SCHEMAS } from '../schemas/resources.js';
 
+type Source = Record<string, unknown>;
+
+/** Read-only fields derived from the stored entry. */
+const DERIVED: Record<string, (entry: Source) => unknown> = {
+  date: (entry) => entry.created_at,
+  added_on: (entry) => entry.created_at,
+  has_passwd: (entry) => typeof entry.passwd === 'string',
+  has_private_key: (entry) => typeof entry.private_key === 'string',
+  is_deleted: (entry) => entry.is_deleted === true,
+};
+
+/** Per resource, worked out once: the stored fields shown (schema order, secrets left out) and the derived ones. */
+const SHAPES = Object.fromEntries(
+  RESOURCES.map((resource) => {
+    const schema = SCHEMAS[resource];
+    const fields = Object.entries(schema.fields).filter(([, field]) => !field.secret).map(([name]) => name);
+    return [resource, { fields, derived: Object.keys(schema.outputExtras), timestamps: COMMON_READ_ONLY.slice(1) }];
+  }),
+) as Record<Resource, { fields: string[]; derived: string[]; timestamps: string[] }>;
+
 /** An entry as clients see it: secrets replaced by `has_*`, read-only fields added, fields in schema order. */
-export function present(resource: Resource, entry: AnyEntry): Record<string, unknown> {
-  const source = entry as unknown as Record<string, unknown>;
-  const schema = SCHEMAS[resource];
-  const out: Record<string, unknown> = { id: source.id };
-  for (const [name, field] of Object.entries(schema.fields)) if (!field.secret) out[name] = source[name];
-  const derived: Record<string, unknown> = {
-    date: source.created_at,
-    added_on: source.created_at,
-    has_passwd: typeof source.passwd === 'string',
-    has_private_key: typeof source.private_key === 'string',
-    is_deleted: source.is_deleted === true,
-  };
-  for (const name of Object.keys(schema.outputExtras)) out[name] = derived[name];
-  for (const name of COMMON_READ_ONLY.slice(1)) out[name] = source[name];
+export function present(resource: Resource, entry: AnyEntry): Source {
+  const source = entry as unknown as Source;
+  const shape = SHAPES[resource];
+  const out: Source = { id: source.id };
+  for (const name of shape.fields) out[name] = source[name];
+  for (const name of shape.derived) out[name] = DERIVED[name](source);
+  for (const name of shape.timestamps) out[name] = source[name];
   return out;
 }

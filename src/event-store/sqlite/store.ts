@@ -94,8 +94,8 @@ export class SqliteEventStore implements EventStore {
   }
 
   private readonly appendInTransaction = (stream: string, events: EventToAppend[], expected: ExpectedRevision): AppendResult => {
-    const head = this.statements.head.get(stream)?.revision ?? undefined;
-    checkExpected(stream, expected, head ?? undefined);
+    const head = this.statements.head.get(stream)?.revision ?? undefined; // MAX() of no row is NULL
+    checkExpected(stream, expected, head);
     let revision = head ?? -1;
     let position = 0;
     const now = new Date().toISOString();
