@@ -1,6 +1,6 @@
 import { ENVIRONMENT_CLASSES } from '../domain/environments/events.js';
 import type { Resource } from '../domain/shared/types.js';
-import { bool, color, host, integer, MAX_ID, nullable, port, ref, text, timestamp } from './fields.js';
+import { bool, color, host, integer, nullable, port, ref, text, timestamp } from './fields.js';
 import type { ResourceSchema } from './resource.js';
 
 const PUBLIC_KEY_EXAMPLE = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE3pU2CbKDaz1sQ6lJvJZk3xh0yVYZnq5XHc3lBQ9Bqt backup@pmacontrol';
@@ -141,5 +141,3 @@ export const SCHEMAS: Record<Resource, ResourceSchema> = {
   servers,
   'ssh-keys': sshKeys,
 };
-
-export { MAX_ID };
