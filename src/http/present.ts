@@ -1,7 +1,7 @@
 import type { Resource } from '../domain/shared/types.js';
 import { RESOURCES } from '../domain/shared/types.js';
 import type { AnyEntry } from '../domain/state.js';
-import { COMMON_READ_ONLY } from '../schemas/resource.js';
+import { COMMON_READ_ONLY, shownFields } from '../schemas/resource.js';
 import { SCHEMAS } from '../schemas/resources.js';
 
 type Source = Record<string, unknown>;
@@ -19,8 +19,7 @@ const DERIVED: Record<string, (entry: Source) => unknown> = {
 const SHAPES = Object.fromEntries(
   RESOURCES.map((resource) => {
     const schema = SCHEMAS[resource];
-    const fields = Object.entries(schema.fields).filter(([, field]) => !field.secret).map(([name]) => name);
-    return [resource, { fields, derived: Object.keys(schema.outputExtras), timestamps: COMMON_READ_ONLY.slice(1) }];
+    return [resource, { fields: shownFields(schema), derived: Object.keys(schema.outputExtras), timestamps: COMMON_READ_ONLY.slice(1) }];
   }),
 ) as Record<Resource, { fields: string[]; derived: string[]; timestamps: string[] }>;
 

@@ -19,7 +19,7 @@ const problem = (extra: Record<string, JsonSchema> = {}, required: string[] = []
 
 export const PROBLEMS: Record<string, { status: number; code: string; description: string; detail: string; schema?: string }> = {
   BadRequest: { status: 400, code: 'invalid_json', description: 'invalid_json, invalid_id or invalid_query', detail: 'the body is not valid JSON' },
-  NotFound: { status: 404, code: 'not_found', description: 'unknown_resource, not_found, or deleted (hard-deleted entry)', detail: 'tags 42 does not exist' },
+  NotFound: { status: 404, code: 'not_found', description: 'unknown_resource, not_found, or deleted (hard-deleted entry)', detail: 'tags/42 does not exist' },
   Conflict: { status: 409, code: 'conflict', description: 'conflict (uniqueness, taken id), in_use (dependents listed) or delete_guarded', detail: 'tag name "galera" is already used by id 3', schema: 'ConflictProblem' },
   PreconditionFailed: { status: 412, code: 'precondition_failed', description: 'If-Match does not match the current version', detail: 'If-Match "2" does not match the current version "3"' },
   PayloadTooLarge: { status: 413, code: 'payload_too_large', description: 'the body is over 1 MiB', detail: 'the body is over 1 MiB' },

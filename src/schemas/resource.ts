@@ -45,3 +45,7 @@ export const commonOutput = (): Record<string, JsonSchema> => ({
   created_at: timestamp(),
   updated_at: timestamp(),
 });
+
+/** The stored fields a client sees, in schema order: every field but the write-only secrets. */
+export const shownFields = (resource: ResourceSchema): string[] =>
+  Object.entries(resource.fields).filter(([, field]) => !field.secret).map(([name]) => name);

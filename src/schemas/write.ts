@@ -1,5 +1,5 @@
 import { integer, type JsonSchema } from './fields.js';
-import type { ResourceSchema } from './resource.js';
+import { shownFields, type ResourceSchema } from './resource.js';
 
 export type WriteMode = 'create' | 'replace' | 'patch';
 
@@ -47,7 +47,7 @@ export function documentedWriteSchema(resource: ResourceSchema, mode: WriteMode)
 /** The entry as GET returns it: fields (never secrets), read-only fields, version and timestamps. */
 export function entrySchema(resource: ResourceSchema, commonOutput: Record<string, JsonSchema>): JsonSchema {
   const properties: Record<string, JsonSchema> = { id: commonOutput.id };
-  for (const [name, field] of Object.entries(resource.fields)) if (!field.secret) properties[name] = field.schema;
+  for (const name of shownFields(resource)) properties[name] = resource.fields[name].schema;
   Object.assign(properties, resource.outputExtras, commonOutput);
   return {
     type: 'object',
@@ -61,8 +61,8 @@ export function entrySchema(resource: ResourceSchema, commonOutput: Record<strin
 
 function exampleOutput(resource: ResourceSchema): Record<string, unknown> {
   const example: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(resource.fields)) {
-    if (field.secret) continue;
+  for (const name of shownFields(resource)) {
+    const field = resource.fields[name];
     const sources = [resource.example, field.default === undefined ? {} : { [name]: field.default }, EXAMPLE_DERIVED];
     const source = sources.find((s) => Object.hasOwn(s, name));
     example[name] = source ? source[name] : resource.example.name; // display_name defaults to name
