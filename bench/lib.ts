@@ -15,6 +15,9 @@ export async function measure(name: string, total: number, concurrency: number, 
   );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))].toFixed(2);
-  console.log(`${name.padEnd(28)} ${String(total).padStart(6)} req  ${(total / seconds).toFixed(0).padStart(7)} req/s  p50 ${pct(50).padStart(7)} ms  p99 ${pct(99).padStart(7)} ms`);
+  const pct = (p: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))].toFixed(2);
+  console.log(
+    `${name.padEnd(28)} ${String(total).padStart(6)} req  ${(total / seconds).toFixed(0).padStart(7)} req/s  p50 ${pct(50).padStart(7)} ms  p99 ${pct(99).padStart(7)} ms`,
+  );
 }

@@ -12,11 +12,20 @@ import { SqliteEventStore } from '../src/event-store/sqlite/store.js';
 const total = Number(process.env.BENCH_EVENTS ?? 50_000);
 const file = join(mkdtempSync(join(tmpdir(), 'pmacontrol-replay-')), 'events.sqlite');
 const store = new SqliteEventStore(file);
-const metadata = (type: string, id: number) => ({ actor: 'bench', request_id: randomBytes(8).toString('hex'), at: new Date().toISOString(), entry: entryStream(resourceOfEvent(type)!, id) });
+const metadata = (type: string, id: number) => ({
+  actor: 'bench',
+  request_id: randomBytes(8).toString('hex'),
+  at: new Date().toISOString(),
+  entry: entryStream(resourceOfEvent(type)!, id),
+});
 
 let revision = -1;
 const append = async (events: { type: string; data: { id: number } }[]) => {
-  const result = await store.append(CONFIG_STREAM, events.map((e) => ({ ...e, metadata: metadata(e.type, e.data.id) })), revision === -1 ? 'no_stream' : revision);
+  const result = await store.append(
+    CONFIG_STREAM,
+    events.map((e) => ({ ...e, metadata: metadata(e.type, e.data.id) })),
+    revision === -1 ? 'no_stream' : revision,
+  );
   revision = result.nextRevision;
 };
 await append(genesisEvents());
@@ -31,5 +40,7 @@ if (batch.length) await append(batch.splice(0));
 const started = performance.now();
 const rebuilt = await rebuild(store);
 const seconds = (performance.now() - started) / 1000;
-console.log(`replay: ${rebuilt.snapshot.revision + 1} events in ${seconds.toFixed(2)} s = ${((rebuilt.snapshot.revision + 1) / seconds).toFixed(0)} events/s (history rows ${rebuilt.history.length})`);
+console.log(
+  `replay: ${rebuilt.snapshot.revision + 1} events in ${seconds.toFixed(2)} s = ${((rebuilt.snapshot.revision + 1) / seconds).toFixed(0)} events/s (history rows ${rebuilt.history.length})`,
+);
 await store.close();

@@ -1,10 +1,10 @@
-import { evolve as evolveAlias, type AliasEvent } from '../src/domain/aliases/events.js';
-import { evolve as evolveClient, type ClientEvent } from '../src/domain/clients/events.js';
-import { evolve as evolveEnvironment, type EnvironmentEvent } from '../src/domain/environments/events.js';
+import { type AliasEvent, evolve as evolveAlias } from '../src/domain/aliases/events.js';
+import { type ClientEvent, evolve as evolveClient } from '../src/domain/clients/events.js';
+import { type EnvironmentEvent, evolve as evolveEnvironment } from '../src/domain/environments/events.js';
 import { evolve as evolveServer, type ServerEvent } from '../src/domain/servers/events.js';
 import type { Collection, EntryMeta, Resource } from '../src/domain/shared/types.js';
 import { evolve as evolveSshKey, type SshKeyEvent } from '../src/domain/ssh-keys/events.js';
-import { resourceOfEvent, type ConfigEvent, type ConfigState } from '../src/domain/state.js';
+import { type ConfigEvent, type ConfigState, resourceOfEvent } from '../src/domain/state.js';
 import { evolve as evolveStorageArea, type StorageAreaEvent } from '../src/domain/storage-areas/events.js';
 import { evolve as evolveTag, type TagEvent } from '../src/domain/tags/events.js';
 

@@ -47,7 +47,11 @@ async function runReplay(apply: boolean): Promise<number> {
       console.log('read models match the log');
       return 0;
     }
-    console.log(apply ? `replaced the read models (${report.differences.length} differences)` : `${report.differences.length} differences; run with --apply to replace the read models`);
+    console.log(
+      apply
+        ? `replaced the read models (${report.differences.length} differences)`
+        : `${report.differences.length} differences; run with --apply to replace the read models`,
+    );
     return apply ? 0 : 1;
   } finally {
     await store.close();
@@ -77,7 +81,9 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error) => {
-    console.error(error instanceof ConfigError ? `configuration: ${error.message}` : `error: ${(error as Error).message}`);
+    console.error(
+      error instanceof ConfigError ? `configuration: ${error.message}` : `error: ${(error as Error).message}`,
+    );
     process.exitCode = 1;
   },
 );

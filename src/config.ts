@@ -20,7 +20,8 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, not "${raw}"`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, not "${raw}"`);
   return value;
 }
 
@@ -29,10 +30,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
   const eventStore = (env.EVENT_STORE || 'sqlite') as Config['eventStore'];
-  if (eventStore !== 'sqlite' && eventStore !== 'eventstoredb') throw new ConfigError('EVENT_STORE must be sqlite or eventstoredb');
+  if (eventStore !== 'sqlite' && eventStore !== 'eventstoredb')
+    throw new ConfigError('EVENT_STORE must be sqlite or eventstoredb');
   const eventStoreConnectionString = env.EVENTSTORE_CONNECTION_STRING || undefined;
   if (eventStore === 'eventstoredb' && !eventStoreConnectionString) {
-    throw new ConfigError('EVENT_STORE=eventstoredb needs EVENTSTORE_CONNECTION_STRING (e.g. esdb://localhost:2113?tls=false)');
+    throw new ConfigError(
+      'EVENT_STORE=eventstoredb needs EVENTSTORE_CONNECTION_STRING (e.g. esdb://localhost:2113?tls=false)',
+    );
   }
   if (eventStore === 'eventstoredb' && !env.CONFIG_SECRET_KEY) {
     // Instances on other machines must decrypt what this one sealed: a key generated here would not be shared.

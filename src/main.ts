@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 import type { ReadModelStore } from './application/read-models.js';
 import { createSecretBox, loadSecretKey } from './application/secrets.js';
 import { ConfigService } from './application/service.js';
@@ -51,7 +51,8 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
     readModels,
     secrets,
     clock: { now: () => new Date() },
-    onBackgroundError: (error) => logger.error({ err: { name: error.name, message: error.message } }, 'projection error'),
+    onBackgroundError: (error) =>
+      logger.error({ err: { name: error.name, message: error.message } }, 'projection error'),
   });
   try {
     await service.start();
@@ -64,7 +65,10 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const port = (server.address() as AddressInfo).port;
-  logger.info({ host: config.host, port, store: store.name, data_dir: config.dataDir, revision: service.revision }, 'listening');
+  logger.info(
+    { host: config.host, port, store: store.name, data_dir: config.dataDir, revision: service.revision },
+    'listening',
+  );
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {

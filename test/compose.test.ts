@@ -9,7 +9,18 @@ import { ROOT } from './support/process.js';
 // No Docker engine runs here: this checks the compose file's structure as far as that can be done without one.
 const it = suite('docker-compose.yml: a 3-node KurrentDB cluster and two service instances');
 const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-  services: Record<string, { image?: string; build?: { context: string; dockerfile: string }; environment: Record<string, string>; ports?: string[]; depends_on?: Record<string, unknown>; networks: unknown; volumes?: string[] }>;
+  services: Record<
+    string,
+    {
+      image?: string;
+      build?: { context: string; dockerfile: string };
+      environment: Record<string, string>;
+      ports?: string[];
+      depends_on?: Record<string, unknown>;
+      networks: unknown;
+      volumes?: string[];
+    }
+  >;
   volumes: Record<string, unknown>;
 };
 const nodes = Object.entries(compose.services).filter(([name]) => name.startsWith('kurrentdb-'));
@@ -21,7 +32,10 @@ it('three KurrentDB nodes, each seeded with the two others, with a data volume',
   for (const [name, node] of nodes) {
     assert.match(node.image ?? '', /kurrentdb:\d+/, name);
     assert.is(node.environment.KURRENTDB_CLUSTER_SIZE, '3');
-    const others = nodes.filter(([n]) => n !== name).map(([, o]) => `${ipOf(o.environment)}:2113`).sort();
+    const others = nodes
+      .filter(([n]) => n !== name)
+      .map(([, o]) => `${ipOf(o.environment)}:2113`)
+      .sort();
     assert.equal(node.environment.KURRENTDB_GOSSIP_SEED.split(',').sort(), others);
     assert.ok(node.volumes?.some((v) => v.endsWith(':/var/lib/kurrentdb')));
   }
@@ -31,10 +45,14 @@ it('two service instances built from the repository Dockerfile, on the cluster, 
   assert.is(instances.length, 2);
   const ports = new Set<string>();
   for (const [name, instance] of instances) {
-    assert.ok(instance.build && existsSync(join(ROOT, instance.build.context, instance.build.dockerfile)), `${name} Dockerfile`);
+    assert.ok(
+      instance.build && existsSync(join(ROOT, instance.build.context, instance.build.dockerfile)),
+      `${name} Dockerfile`,
+    );
     assert.is(instance.environment.EVENT_STORE, 'eventstoredb');
     assert.is(instance.environment.HOST, '0.0.0.0');
-    for (const [, node] of nodes) assert.ok(instance.environment.EVENTSTORE_CONNECTION_STRING.includes(`${ipOf(node.environment)}:2113`));
+    for (const [, node] of nodes)
+      assert.ok(instance.environment.EVENTSTORE_CONNECTION_STRING.includes(`${ipOf(node.environment)}:2113`));
     assert.match(instance.environment.CONFIG_SECRET_KEY, /^\$\{CONFIG_SECRET_KEY:\?/);
     assert.equal(Object.keys(instance.depends_on ?? {}).sort(), nodes.map(([n]) => n).sort());
     ports.add(instance.ports![0]);
@@ -51,7 +69,8 @@ it('the instances environment is accepted by the service configuration', () => {
 
 it('the Dockerfile copies what the service runs and starts it with the CLI', () => {
   const dockerfile = readFileSync(join(ROOT, '.ci/Dockerfile'), 'utf8');
-  for (const line of ['COPY src ./src', 'COPY projections ./projections', 'npm ci --omit=dev', 'src/cli.ts", "serve"']) assert.ok(dockerfile.includes(line), line);
+  for (const line of ['COPY src ./src', 'COPY projections ./projections', 'npm ci --omit=dev', 'src/cli.ts", "serve"'])
+    assert.ok(dockerfile.includes(line), line);
 });
 
 it.run();

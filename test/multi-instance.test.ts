@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RESOURCES } from '../src/domain/shared/types.js';
-import { BASE, send, type Reply } from './support/harness.js';
+import { BASE, type Reply, send } from './support/harness.js';
 import { makeKey } from './support/keys.js';
-import { spawnService, tempDir, type ServiceProcess } from './support/process.js';
+import { type ServiceProcess, spawnService, tempDir } from './support/process.js';
 
 const it = suite<{ a: ServiceProcess; b: ServiceProcess }>('two service processes over one SQLite store');
 const ROUNDS = 8;
@@ -23,15 +23,29 @@ const statuses = (replies: Reply[]) => replies.map((r) => r.status).sort();
 it('the same tag name posted to both: one 201, one 409', async ({ a, b }) => {
   for (let i = 0; i < ROUNDS; i++) {
     const body = { name: `race-${i}`, color: '#000000', background: '#FFFFFF' };
-    const replies = await Promise.all([send(a.url, 'POST', `${BASE}/tags`, { body }), send(b.url, 'POST', `${BASE}/tags`, { body: { ...body, name: body.name.toUpperCase() } })]);
+    const replies = await Promise.all([
+      send(a.url, 'POST', `${BASE}/tags`, { body }),
+      send(b.url, 'POST', `${BASE}/tags`, { body: { ...body, name: body.name.toUpperCase() } }),
+    ]);
     assert.equal(statuses(replies), [201, 409], replies.map((r) => r.text).join('\n'));
   }
 });
 
 it('the same server ip:port posted to both: one 201, one 409', async ({ a, b }) => {
   for (let i = 0; i < ROUNDS; i++) {
-    const body = (name: string) => ({ id_client: 99, id_environment: 1, name, ip: `10.1.0.${i}`, port: 3306, login: 'pma', passwd: 'pw' });
-    const replies = await Promise.all([send(a.url, 'POST', `${BASE}/servers`, { body: body(`a-${i}`) }), send(b.url, 'POST', `${BASE}/servers`, { body: body(`b-${i}`) })]);
+    const body = (name: string) => ({
+      id_client: 99,
+      id_environment: 1,
+      name,
+      ip: `10.1.0.${i}`,
+      port: 3306,
+      login: 'pma',
+      passwd: 'pw',
+    });
+    const replies = await Promise.all([
+      send(a.url, 'POST', `${BASE}/servers`, { body: body(`a-${i}`) }),
+      send(b.url, 'POST', `${BASE}/servers`, { body: body(`b-${i}`) }),
+    ]);
     assert.equal(statuses(replies), [201, 409]);
   }
 });
@@ -39,15 +53,20 @@ it('the same server ip:port posted to both: one 201, one 409', async ({ a, b }) 
 it('deleting an SSH key while a storage area referencing it is created: never both', async ({ a, b }) => {
   for (let i = 0; i < ROUNDS; i++) {
     const key = makeKey('ed25519');
-    const made = await send(a.url, 'POST', `${BASE}/ssh-keys`, { body: { name: `k${i}`, user: `u${i}`, public_key: key.publicKey, private_key: key.privateKey } });
+    const made = await send(a.url, 'POST', `${BASE}/ssh-keys`, {
+      body: { name: `k${i}`, user: `u${i}`, public_key: key.publicKey, private_key: key.privateKey },
+    });
     const id = made.body.id;
     const [deleted, area] = await Promise.all([
       send(a.url, 'DELETE', `${BASE}/ssh-keys/${id}`),
-      send(b.url, 'POST', `${BASE}/storage-areas`, { body: { id_ssh_key: id, ip: '10.2.0.1', path: `/b${i}`, libelle: `area ${i}` } }),
+      send(b.url, 'POST', `${BASE}/storage-areas`, {
+        body: { id_ssh_key: id, ip: '10.2.0.1', path: `/b${i}`, libelle: `area ${i}` },
+      }),
     ]);
     const outcome = `${deleted.status}/${area.status}`;
     assert.ok(outcome === '200/422' || outcome === '409/201' || outcome === '200/404', outcome);
-    if (deleted.status === 409) assert.equal(deleted.body.dependents, [{ resource: 'storage-areas', id: area.body.id }]);
+    if (deleted.status === 409)
+      assert.equal(deleted.body.dependents, [{ resource: 'storage-areas', id: area.body.id }]);
   }
 });
 
@@ -67,7 +86,9 @@ it('racing PATCHes with the same If-Match: one 200, one 412', async ({ a, b }) =
 
 it('ids are never reused: concurrent creations on both get distinct, increasing ids', async ({ a, b }) => {
   const posts = Array.from({ length: 20 }, (_, i) =>
-    send(i % 2 ? a.url : b.url, 'POST', `${BASE}/environments`, { body: { libelle: `env${i}`, key: `e${i}`, class: 'info', letter: 'E' } }),
+    send(i % 2 ? a.url : b.url, 'POST', `${BASE}/environments`, {
+      body: { libelle: `env${i}`, key: `e${i}`, class: 'info', letter: 'E' },
+    }),
   );
   const ids = (await Promise.all(posts)).map((r) => r.body.id as number);
   assert.is(new Set(ids).size, 20);
@@ -75,15 +96,21 @@ it('ids are never reused: concurrent creations on both get distinct, increasing 
 });
 
 it('a write answers only once the instance that took it has applied it (read-your-writes)', async ({ a, b }) => {
-  for (const [writer, url] of [['a', a.url], ['b', b.url]]) {
-    const made = await send(url, 'POST', `${BASE}/tags`, { body: { name: `ryw-${writer}`, color: '#000000', background: '#FFFFFF' } });
+  for (const [writer, url] of [
+    ['a', a.url],
+    ['b', b.url],
+  ]) {
+    const made = await send(url, 'POST', `${BASE}/tags`, {
+      body: { name: `ryw-${writer}`, color: '#000000', background: '#FFFFFF' },
+    });
     const read = await send(url, 'GET', `${BASE}/tags/${made.body.id}`);
     assert.is(read.status, 200);
   }
 });
 
 it('both instances converge on the same state', async ({ a, b }) => {
-  const snapshot = async (url: string) => JSON.stringify(await Promise.all(RESOURCES.map(async (r) => (await send(url, 'GET', `${BASE}/${r}`)).body)));
+  const snapshot = async (url: string) =>
+    JSON.stringify(await Promise.all(RESOURCES.map(async (r) => (await send(url, 'GET', `${BASE}/${r}`)).body)));
   let same = false;
   for (let i = 0; i < 100 && !same; i++) {
     same = (await snapshot(a.url)) === (await snapshot(b.url));

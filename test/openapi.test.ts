@@ -35,10 +35,13 @@ it('documents every route the service mounts, with an operationId, a summary and
     assert.ok(operation, `${route.method} ${route.path}`);
     assert.ok(operation.operationId && operation.summary);
     assert.ok(Object.keys(operation.responses ?? {}).some((s) => s.startsWith('4')));
-    if (['POST', 'PUT', 'PATCH'].includes(route.method)) assert.ok(operation.requestBody, `${route.method} ${route.path} body`);
+    if (['POST', 'PUT', 'PATCH'].includes(route.method))
+      assert.ok(operation.requestBody, `${route.method} ${route.path} body`);
   }
   const patch = doc.paths?.[`${BASE}/servers/{id}`]?.patch;
-  assert.ok(patch?.requestBody && 'content' in patch.requestBody && patch.requestBody.content['application/merge-patch+json']);
+  assert.ok(
+    patch?.requestBody && 'content' in patch.requestBody && patch.requestBody.content['application/merge-patch+json'],
+  );
 });
 
 it('the request examples are accepted by the validator the service runs', () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { send, BASE } from './support/harness.js';
+import { BASE, send } from './support/harness.js';
 import { makeKey } from './support/keys.js';
 import { runCli, spawnService, tempDir } from './support/process.js';
 
@@ -12,7 +12,9 @@ const it = suite('persistence: the real service on the embedded store');
 it('data survives a restart; the restart loads the stored read models instead of refolding the log', async () => {
   const dataDir = tempDir();
   const first = await spawnService({ DATA_DIR: dataDir });
-  const made = await send(first.url, 'POST', `${BASE}/tags`, { body: { name: 'kept', color: '#000000', background: '#FFFFFF' } });
+  const made = await send(first.url, 'POST', `${BASE}/tags`, {
+    body: { name: 'kept', color: '#000000', background: '#FFFFFF' },
+  });
   assert.is(await first.stop(), 0);
   assert.match(first.output(), /"msg":"stopped"/);
   const second = await spawnService({ DATA_DIR: dataDir });
@@ -36,7 +38,9 @@ it('kill -9 during writes loses no acknowledged write', async () => {
   const writers = Array.from({ length: 4 }, async (_, w) => {
     for (let i = 0; !stop && i < 500; i++) {
       try {
-        const reply = await send(service.url, 'POST', `${BASE}/tags`, { body: { name: `w${w}-${i}`, color: '#000000', background: '#FFFFFF' } });
+        const reply = await send(service.url, 'POST', `${BASE}/tags`, {
+          body: { name: `w${w}-${i}`, color: '#000000', background: '#FFFFFF' },
+        });
         if (reply.status === 201) acknowledged.push(reply.body.id);
       } catch {
         return; // the connection died with the process: not acknowledged
@@ -67,8 +71,12 @@ it('secrets are not in the SQLite files in plain text; the generated key file ha
   const password = 'plain-text-password-7f3a';
   const key = makeKey('ed25519');
   try {
-    await send(service.url, 'POST', `${BASE}/servers`, { body: { id_client: 99, id_environment: 1, name: 's', ip: '10.0.0.1', login: 'l', passwd: password } });
-    const made = await send(service.url, 'POST', `${BASE}/ssh-keys`, { body: { name: 'k', user: 'root', public_key: key.publicKey, private_key: key.privateKey } });
+    await send(service.url, 'POST', `${BASE}/servers`, {
+      body: { id_client: 99, id_environment: 1, name: 's', ip: '10.0.0.1', login: 'l', passwd: password },
+    });
+    const made = await send(service.url, 'POST', `${BASE}/ssh-keys`, {
+      body: { name: 'k', user: 'root', public_key: key.publicKey, private_key: key.privateKey },
+    });
     assert.is(made.status, 201);
   } finally {
     await service.stop();
@@ -105,7 +113,9 @@ it('replay: rebuilds from the log, reports a tampered read model, --apply repair
   assert.match(clean.stdout, /replayed 9 events/);
   assert.match(clean.stdout, /read models match the log/);
   const db = new Database(join(dataDir, 'read-models.sqlite'));
-  db.prepare("UPDATE entries SET doc = json_set(doc, '$.libelle', 'Tampered') WHERE resource = 'clients' AND id = ?").run(made.body.id);
+  db.prepare(
+    "UPDATE entries SET doc = json_set(doc, '$.libelle', 'Tampered') WHERE resource = 'clients' AND id = ?",
+  ).run(made.body.id);
   db.prepare("DELETE FROM history WHERE resource = 'clients' AND entry_id = ? AND revision = 1").run(made.body.id);
   db.close();
   const dirty = await runCli(['replay'], { DATA_DIR: dataDir });
@@ -142,11 +152,15 @@ locked('a write that cannot take the SQLite lock gets 503 after the busy timeout
   const blocker = new Database(join(dataDir, 'events.sqlite'));
   try {
     blocker.exec('BEGIN EXCLUSIVE');
-    const refused = await send(service.url, 'POST', `${BASE}/tags`, { body: { name: 'blocked', color: '#000000', background: '#FFFFFF' } });
+    const refused = await send(service.url, 'POST', `${BASE}/tags`, {
+      body: { name: 'blocked', color: '#000000', background: '#FFFFFF' },
+    });
     assert.equal([refused.status, refused.body.code], [503, 'unavailable']);
     assert.is((await send(service.url, 'GET', `${BASE}/environments`)).status, 200);
     blocker.exec('ROLLBACK');
-    const accepted = await send(service.url, 'POST', `${BASE}/tags`, { body: { name: 'blocked', color: '#000000', background: '#FFFFFF' } });
+    const accepted = await send(service.url, 'POST', `${BASE}/tags`, {
+      body: { name: 'blocked', color: '#000000', background: '#FFFFFF' },
+    });
     assert.is(accepted.status, 201);
   } finally {
     blocker.close();

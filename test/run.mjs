@@ -1,7 +1,9 @@
 // Runs every uvu suite under test/ and ends with the plain closing line CI reads: "N passed, N failed, N skipped".
 import { spawn } from 'node:child_process';
 
-const child = spawn(process.execPath, ['--import', 'tsx', 'node_modules/uvu/bin.js', 'test', '\\.test\\.ts$'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, ['--import', 'tsx', 'node_modules/uvu/bin.js', 'test', '\\.test\\.ts$'], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 let output = '';
 // A hung test must fail the run, not hold CI until its own time limit.
 const LIMIT_MS = 15 * 60 * 1000;

@@ -44,20 +44,37 @@ export function prepare(resource: Resource, request: WriteRequest, state: Config
 
 const KEY_INPUTS = ['public_key', 'private_key', 'type', 'bit', 'fingerprint'];
 
-function deriveKeyFields(type: WriteRequest['type'], fields: Fields, current: SshKey | undefined, secrets: SecretBox): void {
+function deriveKeyFields(
+  type: WriteRequest['type'],
+  fields: Fields,
+  current: SshKey | undefined,
+  secrets: SecretBox,
+): void {
   if (type === 'patch' && !KEY_INPUTS.some((f) => f in fields)) return;
   const publicText = (fields.public_key ?? current?.public_key) as string;
-  const privateText = (fields.private_key as string | undefined) ?? (current ? openOrUndefined(secrets, current.private_key) : undefined);
+  const privateText =
+    (fields.private_key as string | undefined) ?? (current ? openOrUndefined(secrets, current.private_key) : undefined);
   const facts = analysePublicKey(publicText);
   if (privateText === undefined) {
-    throw fieldError('private_key', 'required', current ? 'the stored key cannot be decrypted with this instance\'s CONFIG_SECRET_KEY; send it again' : 'is required');
+    throw fieldError(
+      'private_key',
+      'required',
+      current
+        ? "the stored key cannot be decrypted with this instance's CONFIG_SECRET_KEY; send it again"
+        : 'is required',
+    );
   }
   assertPrivateKeyMatches(privateText, facts);
   if (fields.type !== undefined && String(fields.type).toUpperCase() !== facts.type) {
     throw fieldError('type', 'mismatch', `is ${facts.type} for this key`);
   }
-  if (fields.bit !== undefined && fields.bit !== facts.bit) throw fieldError('bit', 'mismatch', `is ${facts.bit} for this key`);
-  if (fields.fingerprint !== undefined && fields.fingerprint !== facts.fingerprint && String(fields.fingerprint).toUpperCase() !== facts.legacyFingerprint) {
+  if (fields.bit !== undefined && fields.bit !== facts.bit)
+    throw fieldError('bit', 'mismatch', `is ${facts.bit} for this key`);
+  if (
+    fields.fingerprint !== undefined &&
+    fields.fingerprint !== facts.fingerprint &&
+    String(fields.fingerprint).toUpperCase() !== facts.legacyFingerprint
+  ) {
     throw fieldError('fingerprint', 'mismatch', `is ${facts.fingerprint} for this key`);
   }
   Object.assign(fields, { type: facts.type, bit: facts.bit, fingerprint: facts.fingerprint });

@@ -1,7 +1,7 @@
 import { project } from '../../projections/config.js';
-import { historyRow, type HistoryRow } from '../../projections/history.js';
+import { type HistoryRow, historyRow } from '../../projections/history.js';
 import type { EventMetadata, Resource } from '../domain/shared/types.js';
-import { emptyState, type AnyEntry, type ConfigEvent, type ConfigState } from '../domain/state.js';
+import { type AnyEntry, type ConfigEvent, type ConfigState, emptyState } from '../domain/state.js';
 import type { EventStore, RecordedEvent, Subscription } from '../event-store/port.js';
 import type { EntryChange, ReadModelStore } from './read-models.js';
 
@@ -10,7 +10,12 @@ export const CONFIG_STREAM = 'pmacontrol-config';
 const BATCH = 500;
 
 /** Folds `events` into `state`, returning what changed: the pure part shared by the projector and replay. */
-export function foldInto(state: ConfigState, events: RecordedEvent[], history: HistoryRow[], touched: Map<string, EntryChange>): void {
+export function foldInto(
+  state: ConfigState,
+  events: RecordedEvent[],
+  history: HistoryRow[],
+  touched: Map<string, EntryChange>,
+): void {
   for (const event of events) {
     const metadata = event.metadata as unknown as EventMetadata;
     const change = project(state, event as unknown as ConfigEvent, metadata.at);

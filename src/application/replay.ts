@@ -32,7 +32,10 @@ const canonical = ({ resource, entry_id, revision, position, type, at, actor, re
   JSON.stringify([resource, entry_id, revision, position, type, at, actor, request_id, data]);
 
 /** What differs between a rebuild and the stored read models, one line a difference. */
-export function compare(rebuilt: { snapshot: ReadModelSnapshot; history: HistoryRow[] }, stored: { snapshot: ReadModelSnapshot; history: HistoryRow[] }): string[] {
+export function compare(
+  rebuilt: { snapshot: ReadModelSnapshot; history: HistoryRow[] },
+  stored: { snapshot: ReadModelSnapshot; history: HistoryRow[] },
+): string[] {
   const differences: string[] = [];
   if (rebuilt.snapshot.revision !== stored.snapshot.revision) {
     differences.push(`checkpoint: log revision ${rebuilt.snapshot.revision}, stored ${stored.snapshot.revision}`);
@@ -61,7 +64,11 @@ export function compare(rebuilt: { snapshot: ReadModelSnapshot; history: History
 }
 
 /** `npm run replay`: rebuild, compare, and with `apply` replace the stored read models. */
-export async function replay(store: EventStore, readModels: ReadModelStore, options: { apply: boolean; progress?: (n: number) => void }): Promise<ReplayReport> {
+export async function replay(
+  store: EventStore,
+  readModels: ReadModelStore,
+  options: { apply: boolean; progress?: (n: number) => void },
+): Promise<ReplayReport> {
   const rebuilt = await rebuild(store, options.progress);
   const differences = compare(rebuilt, readModels.dump());
   if (options.apply && differences.length > 0) readModels.replace(rebuilt.snapshot, rebuilt.history);

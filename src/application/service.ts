@@ -1,11 +1,11 @@
 import type { HistoryItem } from '../../projections/history.js';
 import { decide } from '../domain/decide.js';
-import { NotFound, Deleted } from '../domain/shared/errors.js';
 import { genesisEvents } from '../domain/genesis.js';
+import { Deleted, NotFound } from '../domain/shared/errors.js';
 import type { SecretBox } from '../domain/shared/secrets.js';
 import type { DomainEvent, EventMetadata, Resource } from '../domain/shared/types.js';
-import { entryStream, resourceOfEvent, type AnyEntry } from '../domain/state.js';
-import { StoreUnavailable, WrongExpectedRevision, type EventStore } from '../event-store/port.js';
+import { type AnyEntry, entryStream, resourceOfEvent } from '../domain/state.js';
+import { type EventStore, StoreUnavailable, WrongExpectedRevision } from '../event-store/port.js';
 import { prepare, type WriteRequest } from './prepare.js';
 import { CONFIG_STREAM, Projector } from './projector.js';
 import type { ReadModelStore } from './read-models.js';
@@ -55,9 +55,11 @@ export class ConfigService {
     this.projector.load();
     await this.projector.catchUp();
     if (this.projector.revision === -1) {
-      await this.serialised(() => this.append(genesisEvents(), { actor: 'system', requestId: 'genesis' }).catch((error) => {
-        if (!(error instanceof WrongExpectedRevision)) throw error; // another instance wrote it first
-      }));
+      await this.serialised(() =>
+        this.append(genesisEvents(), { actor: 'system', requestId: 'genesis' }).catch((error) => {
+          if (!(error instanceof WrongExpectedRevision)) throw error; // another instance wrote it first
+        }),
+      );
       await this.projector.catchUp();
     }
     this.projector.follow(this.deps.onBackgroundError ?? (() => {}));
@@ -105,7 +107,11 @@ export class ConfigService {
             throw error;
           }
         }
-        return { id, entry: this.projector.state[resource].entries.get(id) as AnyEntry | undefined, changed: events.length > 0 };
+        return {
+          id,
+          entry: this.projector.state[resource].entries.get(id) as AnyEntry | undefined,
+          changed: events.length > 0,
+        };
       }
     });
   }
@@ -116,7 +122,11 @@ export class ConfigService {
     const expected = this.projector.revision === -1 ? 'no_stream' : this.projector.revision;
     const records = events.map((event) => {
       const entry = entryStream(resourceOfEvent(event.type)!, (event.data as { id: number }).id);
-      return { type: event.type, data: event.data, metadata: { actor: caller.actor, request_id: caller.requestId, at, entry } satisfies EventMetadata };
+      return {
+        type: event.type,
+        data: event.data,
+        metadata: { actor: caller.actor, request_id: caller.requestId, at, entry } satisfies EventMetadata,
+      };
     });
     await this.deps.store.append(CONFIG_STREAM, records, expected);
     await this.projector.catchUp();

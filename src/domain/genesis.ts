@@ -1,5 +1,5 @@
-import type { ClientEvent } from './clients/events.js';
 import { FALLBACK_CLIENT_ID } from './clients/decide.js';
+import type { ClientEvent } from './clients/events.js';
 import type { EnvironmentEvent } from './environments/events.js';
 
 /** What an empty store starts with: PmaControl's environments 1–6 and its fallback client 99. */
@@ -13,10 +13,12 @@ export function genesisEvents(): (EnvironmentEvent | ClientEvent)[] {
     ['Test', 'test', 'primary', 'T'],
   ] as const;
   return [
-    ...environments.map(([libelle, key, cls, letter], i): EnvironmentEvent => ({
-      type: 'EnvironmentCreated',
-      data: { id: i + 1, libelle, key, class: cls, letter },
-    })),
+    ...environments.map(
+      ([libelle, key, cls, letter], i): EnvironmentEvent => ({
+        type: 'EnvironmentCreated',
+        data: { id: i + 1, libelle, key, class: cls, letter },
+      }),
+    ),
     { type: 'ClientCreated', data: { id: FALLBACK_CLIENT_ID, libelle: 'Unassigned', logo: '', is_monitored: false } },
   ];
 }

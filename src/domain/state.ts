@@ -19,7 +19,14 @@ export interface ConfigState {
   'ssh-keys': Collection<SshKey>;
 }
 
-export type ConfigEvent = TagEvent | ClientEvent | EnvironmentEvent | AliasEvent | StorageAreaEvent | ServerEvent | SshKeyEvent;
+export type ConfigEvent =
+  | TagEvent
+  | ClientEvent
+  | EnvironmentEvent
+  | AliasEvent
+  | StorageAreaEvent
+  | ServerEvent
+  | SshKeyEvent;
 
 export type AnyEntry = ConfigState[Resource] extends Collection<infer E> ? E : never;
 

@@ -69,7 +69,13 @@ export class CatchUpSubscription implements Subscription {
 export class Subscribers {
   private readonly live = new Set<CatchUpSubscription>();
 
-  add(read: (fromRevision: number) => Promise<RecordedEvent[]>, fromRevision: number, onEvent: OnEvent, onError: (e: Error) => void, pollMs?: number): Subscription {
+  add(
+    read: (fromRevision: number) => Promise<RecordedEvent[]>,
+    fromRevision: number,
+    onEvent: OnEvent,
+    onError: (e: Error) => void,
+    pollMs?: number,
+  ): Subscription {
     const subscription = new CatchUpSubscription(read, fromRevision, onEvent, onError, pollMs);
     this.live.add(subscription);
     return {

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
+import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import type { Logger } from 'pino';
 import type { ConfigService } from '../application/service.js';
 import { RESOURCES } from '../domain/shared/types.js';
-import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { WriteValidator } from '../schemas/validator.js';
 import { errorHandler, methodNotAllowed, unknownResource, unknownRoute } from './errors.js';
 import { refuseQuery } from './request.js';
-import { allowedMethods, CONFIG_BASE, OPENAPI_PATH, ROUTES, type Method } from './routes/descriptors.js';
+import { allowedMethods, CONFIG_BASE, type Method, OPENAPI_PATH, ROUTES } from './routes/descriptors.js';
 import { HANDLERS } from './routes/handlers.js';
 
 export interface AppDeps {
@@ -36,7 +36,13 @@ function accessLog(logger: Logger) {
     } finally {
       // Method, path and status only: bodies (and so secrets) are never logged.
       logger.info(
-        { request_id: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 },
+        {
+          request_id: ctx.state.requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        },
         'request',
       );
     }

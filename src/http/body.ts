@@ -11,7 +11,11 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
   const contentType = ctx.get('Content-Type');
   const [mediaType, ...parameters] = contentType.split(';').map((p) => p.trim());
   if (!JSON_TYPE.test(mediaType ?? '')) throw unsupportedMediaType(contentType);
-  const charset = parameters.find((p) => /^charset=/i.test(p))?.slice(8).replace(/"/g, '').toLowerCase();
+  const charset = parameters
+    .find((p) => /^charset=/i.test(p))
+    ?.slice(8)
+    .replace(/"/g, '')
+    .toLowerCase();
   if (charset && charset !== 'utf-8' && charset !== 'utf8') throw unsupportedMediaType(contentType);
   const declared = Number(ctx.get('Content-Length') || NaN);
   if (declared > BODY_LIMIT) throw payloadTooLarge();
@@ -28,6 +32,7 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
   } catch {
     throw invalidJson(text.trim() === '' ? 'the body is empty; send a JSON object' : 'the body is not valid JSON');
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidJson('the body must be a JSON object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw invalidJson('the body must be a JSON object');
   return value as Record<string, unknown>;
 }

@@ -8,15 +8,25 @@ export class RequestError extends DomainError {}
 
 export const invalidJson = (detail: string) => new RequestError(400, 'invalid_json', detail);
 export const invalidId = (raw: string) =>
-  new RequestError(400, 'invalid_id', `"${raw.slice(0, 40)}" is not an id: use a decimal integer from 1 to 9007199254740991`);
+  new RequestError(
+    400,
+    'invalid_id',
+    `"${raw.slice(0, 40)}" is not an id: use a decimal integer from 1 to 9007199254740991`,
+  );
 export const invalidQuery = (detail: string) => new RequestError(400, 'invalid_query', detail);
-export const unknownResource = (name: string) => new RequestError(404, 'unknown_resource', `there is no resource "${name.slice(0, 40)}"`);
-export const unknownRoute = (path: string) => new RequestError(404, 'not_found', `nothing is served at ${path.slice(0, 200)}`);
+export const unknownResource = (name: string) =>
+  new RequestError(404, 'unknown_resource', `there is no resource "${name.slice(0, 40)}"`);
+export const unknownRoute = (path: string) =>
+  new RequestError(404, 'not_found', `nothing is served at ${path.slice(0, 200)}`);
 export const methodNotAllowed = (method: string, allow: string[]) =>
   new RequestError(405, 'method_not_allowed', `${method} is not allowed here; use ${allow.join(', ')}`, { allow });
 export const payloadTooLarge = () => new RequestError(413, 'payload_too_large', 'the body is over 1 MiB');
 export const unsupportedMediaType = (type: string) =>
-  new RequestError(415, 'unsupported_media_type', `send JSON (application/json), not "${type.slice(0, 80) || 'nothing'}"`);
+  new RequestError(
+    415,
+    'unsupported_media_type',
+    `send JSON (application/json), not "${type.slice(0, 80) || 'nothing'}"`,
+  );
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -38,7 +48,15 @@ function render(ctx: Context, status: number, code: string, detail: string, extr
   if (Array.isArray(allow)) ctx.set('Allow', allow.join(', '));
   ctx.status = status;
   ctx.type = 'application/problem+json';
-  ctx.body = { type: problemType(code), title: TITLES[status] ?? 'Error', status, detail, code, error: detail, ...fields };
+  ctx.body = {
+    type: problemType(code),
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    error: detail,
+    ...fields,
+  };
 }
 
 /** The one place errors become responses: problem+json, never a stack trace or a secret. */
@@ -49,7 +67,10 @@ export function errorHandler(logger: Logger) {
     } catch (error) {
       if (error instanceof DomainError) return render(ctx, error.status, error.code, error.message, error.extra);
       if (error instanceof StoreUnavailable) {
-        logger.warn({ request_id: ctx.state.requestId, err: { name: error.name, message: error.message } }, 'event store unavailable');
+        logger.warn(
+          { request_id: ctx.state.requestId, err: { name: error.name, message: error.message } },
+          'event store unavailable',
+        );
         ctx.set('Retry-After', '1');
         return render(ctx, 503, 'unavailable', 'the event store cannot be reached; nothing was written');
       }
@@ -59,7 +80,13 @@ export function errorHandler(logger: Logger) {
         if (status === 415) return render(ctx, 415, 'unsupported_media_type', 'send the body in UTF-8 JSON');
         return render(ctx, 400, 'invalid_json', 'the request body could not be read');
       }
-      logger.error({ request_id: ctx.state.requestId, err: { name: (error as Error).name, message: (error as Error).message, stack: (error as Error).stack } }, 'unexpected error');
+      logger.error(
+        {
+          request_id: ctx.state.requestId,
+          err: { name: (error as Error).name, message: (error as Error).message, stack: (error as Error).stack },
+        },
+        'unexpected error',
+      );
       render(ctx, 500, 'internal', 'an unexpected error occurred; the request id identifies it in the logs');
     }
   };

@@ -19,7 +19,10 @@ const DERIVED: Record<string, (entry: Source) => unknown> = {
 const SHAPES = Object.fromEntries(
   RESOURCES.map((resource) => {
     const schema = SCHEMAS[resource];
-    return [resource, { fields: shownFields(schema), derived: Object.keys(schema.outputExtras), timestamps: COMMON_READ_ONLY.slice(1) }];
+    return [
+      resource,
+      { fields: shownFields(schema), derived: Object.keys(schema.outputExtras), timestamps: COMMON_READ_ONLY.slice(1) },
+    ];
   }),
 ) as Record<Resource, { fields: string[]; derived: string[]; timestamps: string[] }>;
 

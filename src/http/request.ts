@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
-import { MAX_ID, own } from '../schemas/fields.js';
 import type { JsonSchema } from '../schemas/fields.js';
+import { MAX_ID, own } from '../schemas/fields.js';
 import { invalidId, invalidQuery } from './errors.js';
 
 /** `{id}`: decimal, no sign, no leading zero, 1 … 2^53 − 1. */
@@ -21,8 +21,12 @@ export function parseQuery(ctx: Context, allowed: Record<string, JsonSchema> = {
     const schema = own(known, name);
     if (!schema) throw invalidQuery(`unknown query parameter "${name.slice(0, 40)}"`);
     if (typeof value !== 'string') throw invalidQuery(`query parameter "${name}" is given more than once`);
-    const parsed = schema.type === 'boolean' ? parseBoolean(value) : parseInteger(value, (schema.minimum as number) ?? 0);
-    if (parsed === undefined) throw invalidQuery(`query parameter "${name}" must be ${schema.type === 'boolean' ? 'true or false' : `an integer ≥ ${schema.minimum}`}`);
+    const parsed =
+      schema.type === 'boolean' ? parseBoolean(value) : parseInteger(value, (schema.minimum as number) ?? 0);
+    if (parsed === undefined)
+      throw invalidQuery(
+        `query parameter "${name}" must be ${schema.type === 'boolean' ? 'true or false' : `an integer ≥ ${schema.minimum}`}`,
+      );
     if (name === 'limit') query.limit = parsed as number;
     else if (name === 'offset') query.offset = parsed as number;
     else query.filters[name] = parsed;
@@ -38,4 +42,6 @@ export function refuseQuery(ctx: Context): void {
 
 const parseBoolean = (value: string) => own<boolean>({ true: true, false: false, '1': true, '0': false }, value);
 const parseInteger = (value: string, minimum: number) =>
-  /^(0|[1-9][0-9]{0,15})$/.test(value) && Number(value) >= minimum && Number(value) <= MAX_ID ? Number(value) : undefined;
+  /^(0|[1-9][0-9]{0,15})$/.test(value) && Number(value) >= minimum && Number(value) <= MAX_ID
+    ? Number(value)
+    : undefined;

@@ -1,6 +1,6 @@
 import type { ComponentsObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import { problemType } from '../http/errors.js';
-import { integer, MAX_ID, timestamp, type JsonSchema } from '../schemas/fields.js';
+import { integer, type JsonSchema, MAX_ID, timestamp } from '../schemas/fields.js';
 
 const problemProperties: Record<string, JsonSchema> = {
   type: { type: 'string' },
@@ -17,27 +17,84 @@ const problem = (extra: Record<string, JsonSchema> = {}, required: string[] = []
   required: [...Object.keys(problemProperties), ...required],
 });
 
-export const PROBLEMS: Record<string, { status: number; code: string; description: string; detail: string; schema?: string }> = {
-  BadRequest: { status: 400, code: 'invalid_json', description: 'invalid_json, invalid_id or invalid_query', detail: 'the body is not valid JSON' },
-  NotFound: { status: 404, code: 'not_found', description: 'unknown_resource, not_found, or deleted (hard-deleted entry)', detail: 'tags/42 does not exist' },
-  Conflict: { status: 409, code: 'conflict', description: 'conflict (uniqueness, taken id), in_use (dependents listed) or delete_guarded', detail: 'tag name "galera" is already used by id 3', schema: 'ConflictProblem' },
-  PreconditionFailed: { status: 412, code: 'precondition_failed', description: 'If-Match does not match the current version', detail: 'If-Match "2" does not match the current version "3"' },
-  PayloadTooLarge: { status: 413, code: 'payload_too_large', description: 'the body is over 1 MiB', detail: 'the body is over 1 MiB' },
-  UnsupportedMediaType: { status: 415, code: 'unsupported_media_type', description: 'the body is not sent as JSON', detail: 'send JSON (application/json), not "text/plain"' },
-  ValidationFailed: { status: 422, code: 'validation_failed', description: 'field errors, each with its field', detail: 'name: is required', schema: 'ValidationProblem' },
-  Unavailable: { status: 503, code: 'unavailable', description: 'the event store cannot be reached; nothing was written', detail: 'the event store cannot be reached; nothing was written' },
+export const PROBLEMS: Record<
+  string,
+  { status: number; code: string; description: string; detail: string; schema?: string }
+> = {
+  BadRequest: {
+    status: 400,
+    code: 'invalid_json',
+    description: 'invalid_json, invalid_id or invalid_query',
+    detail: 'the body is not valid JSON',
+  },
+  NotFound: {
+    status: 404,
+    code: 'not_found',
+    description: 'unknown_resource, not_found, or deleted (hard-deleted entry)',
+    detail: 'tags/42 does not exist',
+  },
+  Conflict: {
+    status: 409,
+    code: 'conflict',
+    description: 'conflict (uniqueness, taken id), in_use (dependents listed) or delete_guarded',
+    detail: 'tag name "galera" is already used by id 3',
+    schema: 'ConflictProblem',
+  },
+  PreconditionFailed: {
+    status: 412,
+    code: 'precondition_failed',
+    description: 'If-Match does not match the current version',
+    detail: 'If-Match "2" does not match the current version "3"',
+  },
+  PayloadTooLarge: {
+    status: 413,
+    code: 'payload_too_large',
+    description: 'the body is over 1 MiB',
+    detail: 'the body is over 1 MiB',
+  },
+  UnsupportedMediaType: {
+    status: 415,
+    code: 'unsupported_media_type',
+    description: 'the body is not sent as JSON',
+    detail: 'send JSON (application/json), not "text/plain"',
+  },
+  ValidationFailed: {
+    status: 422,
+    code: 'validation_failed',
+    description: 'field errors, each with its field',
+    detail: 'name: is required',
+    schema: 'ValidationProblem',
+  },
+  Unavailable: {
+    status: 503,
+    code: 'unavailable',
+    description: 'the event store cannot be reached; nothing was written',
+    detail: 'the event store cannot be reached; nothing was written',
+  },
 };
 
-const requestIdHeader = { description: 'the request id, taken from the request or generated', schema: { type: 'string' as const } };
+const requestIdHeader = {
+  description: 'the request id, taken from the request or generated',
+  schema: { type: 'string' as const },
+};
 
 function problemResponse(name: string): ResponseObject {
   const p = PROBLEMS[name];
-  const example: Record<string, unknown> = { type: problemType(p.code), title: name.replace(/([a-z])([A-Z])/g, '$1 $2'), status: p.status, detail: p.detail, code: p.code, error: p.detail };
+  const example: Record<string, unknown> = {
+    type: problemType(p.code),
+    title: name.replace(/([a-z])([A-Z])/g, '$1 $2'),
+    status: p.status,
+    detail: p.detail,
+    code: p.code,
+    error: p.detail,
+  };
   if (p.schema === 'ValidationProblem') example.errors = [{ field: 'name', code: 'required', message: 'is required' }];
   return {
     description: p.description,
     headers: { 'X-Request-ID': { $ref: '#/components/headers/XRequestId' } },
-    content: { 'application/problem+json': { schema: { $ref: `#/components/schemas/${p.schema ?? 'Problem'}` }, example } },
+    content: {
+      'application/problem+json': { schema: { $ref: `#/components/schemas/${p.schema ?? 'Problem'}` }, example },
+    },
   };
 }
 
@@ -62,7 +119,11 @@ export function sharedComponents(): ComponentsObject {
         dependents: {
           type: 'array',
           description: 'with code in_use: the entries that still reference this one',
-          items: { type: 'object', properties: { resource: { type: 'string' }, id: integer(1) }, required: ['resource', 'id'] },
+          items: {
+            type: 'object',
+            properties: { resource: { type: 'string' }, id: integer(1) },
+            required: ['resource', 'id'],
+          },
         },
       }),
       HistoryItem: {
@@ -80,10 +141,36 @@ export function sharedComponents(): ComponentsObject {
       },
     },
     parameters: {
-      Id: { name: 'id', in: 'path', required: true, description: `decimal integer from 1 to ${MAX_ID}, no sign or leading zero`, schema: integer(1) },
-      IfMatch: { name: 'If-Match', in: 'header', required: false, description: 'the ETag of the version this write applies to; 412 otherwise', schema: { type: 'string' }, example: '"3"' },
-      IfNoneMatch: { name: 'If-None-Match', in: 'header', required: false, description: '304 when it matches the current ETag', schema: { type: 'string' }, example: '"3"' },
-      XRequestId: { name: 'X-Request-ID', in: 'header', required: false, description: 'echoed in the response and stored with the events', schema: { type: 'string' } },
+      Id: {
+        name: 'id',
+        in: 'path',
+        required: true,
+        description: `decimal integer from 1 to ${MAX_ID}, no sign or leading zero`,
+        schema: integer(1),
+      },
+      IfMatch: {
+        name: 'If-Match',
+        in: 'header',
+        required: false,
+        description: 'the ETag of the version this write applies to; 412 otherwise',
+        schema: { type: 'string' },
+        example: '"3"',
+      },
+      IfNoneMatch: {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        description: '304 when it matches the current ETag',
+        schema: { type: 'string' },
+        example: '"3"',
+      },
+      XRequestId: {
+        name: 'X-Request-ID',
+        in: 'header',
+        required: false,
+        description: 'echoed in the response and stored with the events',
+        schema: { type: 'string' },
+      },
     },
     headers: {
       XRequestId: requestIdHeader,

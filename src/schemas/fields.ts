@@ -26,10 +26,12 @@ export const host = (maxLength: number): JsonSchema => ({
 export const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type, 'null'] });
 export const timestamp = (): JsonSchema => ({ type: 'string', format: 'date-time' });
 
-const HOSTNAME = /^(?=.{1,253}\.?$)[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*\.?$/;
+const HOSTNAME =
+  /^(?=.{1,253}\.?$)[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*\.?$/;
 
 /** The `host` format: an address or a host name. */
 export const isHost = (value: string): boolean => isIP(value) !== 0 || HOSTNAME.test(value);
 
 /** A lookup by a client-sent key that never reaches inherited members (`__proto__`, `constructor`, …). */
-export const own = <T>(record: Record<string, T>, key: string): T | undefined => (Object.hasOwn(record, key) ? record[key] : undefined);
+export const own = <T>(record: Record<string, T>, key: string): T | undefined =>
+  Object.hasOwn(record, key) ? record[key] : undefined;

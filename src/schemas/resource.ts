@@ -1,5 +1,5 @@
 import type { Resource } from '../domain/shared/types.js';
-import { integer, timestamp, type JsonSchema } from './fields.js';
+import { integer, type JsonSchema, timestamp } from './fields.js';
 
 export interface FieldSpec {
   schema: JsonSchema;
@@ -48,4 +48,6 @@ export const commonOutput = (): Record<string, JsonSchema> => ({
 
 /** The stored fields a client sees, in schema order: every field but the write-only secrets. */
 export const shownFields = (resource: ResourceSchema): string[] =>
-  Object.entries(resource.fields).filter(([, field]) => !field.secret).map(([name]) => name);
+  Object.entries(resource.fields)
+    .filter(([, field]) => !field.secret)
+    .map(([name]) => name);

@@ -3,7 +3,8 @@ import type { Resource } from '../domain/shared/types.js';
 import { bool, color, host, integer, nullable, port, ref, text, timestamp } from './fields.js';
 import type { ResourceSchema } from './resource.js';
 
-const PUBLIC_KEY_EXAMPLE = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE3pU2CbKDaz1sQ6lJvJZk3xh0yVYZnq5XHc3lBQ9Bqt backup@pmacontrol';
+const PUBLIC_KEY_EXAMPLE =
+  'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE3pU2CbKDaz1sQ6lJvJZk3xh0yVYZnq5XHc3lBQ9Bqt backup@pmacontrol';
 
 const tags: ResourceSchema = {
   resource: 'tags',
@@ -62,16 +63,24 @@ const storageAreas: ResourceSchema = {
     id_ssh_key: { schema: ref('SSH key'), required: true },
     ip: { schema: host(255), required: true },
     port: { schema: port(), default: 22 },
-    path: { schema: text(1, 4096, { pattern: '^/' , description: 'an absolute path' }), required: true },
+    path: { schema: text(1, 4096, { pattern: '^/', description: 'an absolute path' }), required: true },
     libelle: { schema: text(1, 64), required: true },
     id_geolocalisation_city: { schema: nullable(integer(1)), default: null, nullable: true },
     id_geolocalisation_country: { schema: nullable(integer(1)), default: null, nullable: true },
   },
   outputExtras: {},
   aliases: { ssh_key: 'id_ssh_key' },
-  objectAliases: { 'géolocalisation': { city: 'id_geolocalisation_city', country: 'id_geolocalisation_country' } },
+  objectAliases: { géolocalisation: { city: 'id_geolocalisation_city', country: 'id_geolocalisation_country' } },
   filters: { id_ssh_key: integer(1) },
-  example: { id_ssh_key: 1, ip: '10.0.0.12', port: 22, path: '/srv/backup', libelle: 'NAS Paris', id_geolocalisation_city: null, id_geolocalisation_country: null },
+  example: {
+    id_ssh_key: 1,
+    ip: '10.0.0.12',
+    port: 22,
+    path: '/srv/backup',
+    libelle: 'NAS Paris',
+    id_geolocalisation_city: null,
+    id_geolocalisation_country: null,
+  },
 };
 
 const servers: ResourceSchema = {
@@ -105,8 +114,14 @@ const servers: ResourceSchema = {
   ignored: ['is_password_crypted'],
   filters: { id_client: integer(1), id_environment: integer(1), is_deleted: bool(), tag: integer(1) },
   example: {
-    id_client: 1, id_environment: 1, name: 'db-paris-01', ip: '10.0.0.21', port: 3306, login: 'pmacontrol',
-    passwd: 's3cret', tags: [1],
+    id_client: 1,
+    id_environment: 1,
+    name: 'db-paris-01',
+    ip: '10.0.0.21',
+    port: 3306,
+    login: 'pmacontrol',
+    passwd: 's3cret',
+    tags: [1],
   },
 };
 
@@ -116,7 +131,10 @@ const sshKeys: ResourceSchema = {
   fields: {
     name: { schema: text(1, 64), required: true },
     user: { schema: text(1, 64), required: true },
-    public_key: { schema: text(1, 16384, { description: 'one OpenSSH line: ssh-ed25519 … or ssh-rsa …' }), required: true },
+    public_key: {
+      schema: text(1, 16384, { description: 'one OpenSSH line: ssh-ed25519 … or ssh-rsa …' }),
+      required: true,
+    },
     private_key: {
       schema: text(1, 65536, { description: 'unencrypted OpenSSH or PEM private key matching public_key' }),
       requiredOnCreate: true,
@@ -128,8 +146,13 @@ const sshKeys: ResourceSchema = {
     comment: { schema: { ...text(0, 255), description: "defaults to the public key's comment" } },
   },
   outputExtras: { has_private_key: bool(), added_on: { ...timestamp(), description: 'creation time' } },
-  aliases: { pub: 'public_key', 'privée': 'private_key' },
-  example: { name: 'backup', user: 'root', public_key: PUBLIC_KEY_EXAMPLE, private_key: '-----BEGIN OPENSSH PRIVATE KEY-----\n…\n-----END OPENSSH PRIVATE KEY-----' },
+  aliases: { pub: 'public_key', privée: 'private_key' },
+  example: {
+    name: 'backup',
+    user: 'root',
+    public_key: PUBLIC_KEY_EXAMPLE,
+    private_key: '-----BEGIN OPENSSH PRIVATE KEY-----\n…\n-----END OPENSSH PRIVATE KEY-----',
+  },
 };
 
 export const SCHEMAS: Record<Resource, ResourceSchema> = {

@@ -1,11 +1,11 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { ValidationFailed, type FieldError } from '../domain/shared/errors.js';
+import { type FieldError, ValidationFailed } from '../domain/shared/errors.js';
 import type { Resource } from '../domain/shared/types.js';
 import { isHost, MAX_ID, own } from './fields.js';
 import type { ResourceSchema } from './resource.js';
 import { SCHEMAS } from './resources.js';
-import { writeSchema, type WriteMode } from './write.js';
+import { type WriteMode, writeSchema } from './write.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -45,8 +45,17 @@ function toFieldErrors(errors: ErrorObject[]): FieldError[] {
     const field =
       params.missingProperty ??
       params.additionalProperty ??
-      error.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
-    const message = error.keyword === 'additionalProperties' ? 'is not a field of this resource' : error.keyword === 'required' ? 'is required' : (error.message ?? 'is invalid');
+      error.instancePath
+        .split('/')
+        .slice(1)
+        .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+        .join('.');
+    const message =
+      error.keyword === 'additionalProperties'
+        ? 'is not a field of this resource'
+        : error.keyword === 'required'
+          ? 'is required'
+          : (error.message ?? 'is invalid');
     if (!byField.has(field)) byField.set(field, { field, code: CODES[error.keyword] ?? 'invalid', message });
   }
   return [...byField.values()];
@@ -86,7 +95,11 @@ export class WriteValidator {
   }
 }
 
-function resolveAliases(schema: ResourceSchema, body: Record<string, unknown>, errors: FieldError[]): Record<string, unknown> {
+function resolveAliases(
+  schema: ResourceSchema,
+  body: Record<string, unknown>,
+  errors: FieldError[],
+): Record<string, unknown> {
   const input: Record<string, unknown> = { ...body };
   const move = (alias: string, field: string, value: unknown) => {
     if (field in input) errors.push(fail(alias, 'duplicate_field', `is an alias of ${field}, which is also given`));
@@ -125,7 +138,8 @@ function setAsideReadOnly(
   pathId?: number,
 ): void {
   if (mode !== 'create' && 'id' in input) {
-    if (input.id !== pathId) errors.push(fail('id', 'id_mismatch', `must be the id of the path (${pathId}) or left out`));
+    if (input.id !== pathId)
+      errors.push(fail('id', 'id_mismatch', `must be the id of the path (${pathId}) or left out`));
     delete input.id;
   }
   if (mode === 'create' && 'id' in input && !isId(input.id)) {
@@ -136,10 +150,17 @@ function setAsideReadOnly(
     const value = input.is_deleted === 0 ? false : input.is_deleted === 1 ? true : input.is_deleted;
     delete input.is_deleted;
     if (mode === 'patch' && value === false) parsed.restore = true;
-    else if (value === true && mode !== 'replace') errors.push(fail('is_deleted', 'read_only', 'only DELETE deletes a server'));
+    else if (value === true && mode !== 'replace')
+      errors.push(fail('is_deleted', 'read_only', 'only DELETE deletes a server'));
     else if (typeof value !== 'boolean') errors.push(fail('is_deleted', 'invalid_type', 'must be boolean'));
   }
-  for (const name of ['version', 'created_at', 'updated_at', ...Object.keys(schema.outputExtras), ...(schema.ignored ?? [])]) {
+  for (const name of [
+    'version',
+    'created_at',
+    'updated_at',
+    ...Object.keys(schema.outputExtras),
+    ...(schema.ignored ?? []),
+  ]) {
     delete input[name];
   }
 }

@@ -1,5 +1,5 @@
 import { integer, type JsonSchema } from './fields.js';
-import { shownFields, type ResourceSchema } from './resource.js';
+import { type ResourceSchema, shownFields } from './resource.js';
 
 export type WriteMode = 'create' | 'replace' | 'patch';
 
@@ -11,7 +11,8 @@ export function writeSchema(resource: ResourceSchema, mode: WriteMode): JsonSche
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const [name, field] of Object.entries(resource.fields)) {
-    properties[name] = mode !== 'patch' && field.default !== undefined ? { ...field.schema, default: field.default } : field.schema;
+    properties[name] =
+      mode !== 'patch' && field.default !== undefined ? { ...field.schema, default: field.default } : field.schema;
     if (mode !== 'patch' && (field.required || (mode === 'create' && field.requiredOnCreate))) required.push(name);
   }
   if (mode === 'create') properties.id = { ...integer(1), description: 'take this id; 409 if it was ever used' };
@@ -34,7 +35,13 @@ export function documentedWriteSchema(resource: ResourceSchema, mode: WriteMode)
       deprecated: true,
     };
   }
-  for (const name of ['version', 'created_at', 'updated_at', ...Object.keys(resource.outputExtras), ...(resource.ignored ?? [])]) {
+  for (const name of [
+    'version',
+    'created_at',
+    'updated_at',
+    ...Object.keys(resource.outputExtras),
+    ...(resource.ignored ?? []),
+  ]) {
     properties[name] ??= { readOnly: true, description: 'accepted and ignored' };
   }
   if (mode !== 'create') properties.id = { ...integer(1), description: 'ignored when equal to the path id, else 422' };

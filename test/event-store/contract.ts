@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { WrongExpectedRevision, type EventStore, type RecordedEvent } from '../../src/event-store/port.js';
+import { type EventStore, type RecordedEvent, WrongExpectedRevision } from '../../src/event-store/port.js';
 
 const event = (type: string, n: number) => ({ type, data: { n }, metadata: { actor: 'test', request_id: `r${n}` } });
 
@@ -29,7 +29,14 @@ export function storeContract(name: string, open: () => Promise<EventStore>, opt
     assert.is(second.nextRevision, 2);
     assert.ok(second.position > first.position);
     const events = await store.readStream(stream);
-    assert.equal(events.map((e) => [e.revision, e.type, e.data, e.metadata.request_id]), [[0, 'A', { n: 1 }, 'r1'], [1, 'B', { n: 2 }, 'r2'], [2, 'C', { n: 3 }, 'r3']]);
+    assert.equal(
+      events.map((e) => [e.revision, e.type, e.data, e.metadata.request_id]),
+      [
+        [0, 'A', { n: 1 }, 'r1'],
+        [1, 'B', { n: 2 }, 'r2'],
+        [2, 'C', { n: 3 }, 'r3'],
+      ],
+    );
     assert.ok(events[0].position < events[1].position && events[1].position < events[2].position);
   });
 
@@ -55,15 +62,24 @@ export function storeContract(name: string, open: () => Promise<EventStore>, opt
 
   it('concurrent appends at the same expected revision: exactly one wins', async ({ store, stream }) => {
     await store.append(stream, [event('A', 0)], 'no_stream');
-    const results = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => store.append(stream, [event('R', i)], 0)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, (_, i) => store.append(stream, [event('R', i)], 0)),
+    );
     assert.is(results.filter((r) => r.status === 'fulfilled').length, 1);
     assert.is((await store.readStream(stream)).length, 2);
   });
 
   it('readStream from a revision with a maximum count', async ({ store, stream }) => {
-    await store.append(stream, [1, 2, 3, 4, 5].map((n) => event('N', n)), 'no_stream');
+    await store.append(
+      stream,
+      [1, 2, 3, 4, 5].map((n) => event('N', n)),
+      'no_stream',
+    );
     const page = await store.readStream(stream, { fromRevision: 2, maxCount: 2 });
-    assert.equal(page.map((e) => e.revision), [2, 3]);
+    assert.equal(
+      page.map((e) => e.revision),
+      [2, 3],
+    );
     assert.equal(await store.readStream(stream, { fromRevision: 10 }), []);
   });
 
@@ -72,9 +88,15 @@ export function storeContract(name: string, open: () => Promise<EventStore>, opt
     await store.append(`${stream}-b`, [event('B', 2)], 'no_stream');
     await store.append(stream, [event('C', 3)], 0);
     const all = (await store.readAll()).filter((e) => e.stream.startsWith(stream));
-    assert.equal(all.map((e) => e.type), ['A', 'B', 'C']);
+    assert.equal(
+      all.map((e) => e.type),
+      ['A', 'B', 'C'],
+    );
     const after = (await store.readAll({ after: all[0].position })).filter((e) => e.stream.startsWith(stream));
-    assert.equal(after.map((e) => e.type), ['B', 'C']);
+    assert.equal(
+      after.map((e) => e.type),
+      ['B', 'C'],
+    );
   });
 
   it('subscribe catches up from a revision, then delivers new events in order', async ({ store, stream }) => {
@@ -84,7 +106,10 @@ export function storeContract(name: string, open: () => Promise<EventStore>, opt
     await waitFor(() => seen.length === 2, 'catch-up');
     await store.append(stream, [event('D', 3)], 2);
     await waitFor(() => seen.length === 3, 'live event');
-    assert.equal(seen.map((e) => e.revision), [1, 2, 3]);
+    assert.equal(
+      seen.map((e) => e.revision),
+      [1, 2, 3],
+    );
     await subscription.close();
     await store.append(stream, [event('E', 4)], 3);
     await new Promise((r) => setTimeout(r, 50));

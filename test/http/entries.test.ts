@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BASE, startHarness, type Harness } from '../support/harness.js';
+import { BASE, type Harness, startHarness } from '../support/harness.js';
 
 const it = suite<{ h: Harness }>('entries: create, read, replace, patch, delete');
 it.before.each(async (ctx) => {
@@ -48,15 +48,23 @@ it('POST with an id never used creates it with that id; an id in use is a 409', 
   const lower = await h.request('POST', `${BASE}/tags`, { body: { ...tag('w'), id: 7 } });
   assert.is(lower.body.id, 7);
   const list = await h.request('GET', `${BASE}/tags`);
-  assert.equal(list.body.items.map((t: { id: number }) => t.id), [7, 500, 501]);
+  assert.equal(
+    list.body.items.map((t: { id: number }) => t.id),
+    [7, 500, 501],
+  );
   assert.is(list.body.total, 3);
 });
 
 it('PUT replaces: required fields must be there, omitted optional ones go back to defaults', async ({ h }) => {
-  const made = await h.request('POST', `${BASE}/clients`, { body: { libelle: 'ACME', logo: 'acme.png', is_monitored: false } });
+  const made = await h.request('POST', `${BASE}/clients`, {
+    body: { libelle: 'ACME', logo: 'acme.png', is_monitored: false },
+  });
   const missing = await h.request('PUT', `${BASE}/clients/${made.body.id}`, { body: { logo: 'x' } });
   assert.is(missing.status, 422);
-  assert.equal(missing.body.errors.map((e: { field: string }) => e.field), ['libelle']);
+  assert.equal(
+    missing.body.errors.map((e: { field: string }) => e.field),
+    ['libelle'],
+  );
   const replaced = await h.request('PUT', `${BASE}/clients/${made.body.id}`, { body: { libelle: 'ACME' } });
   assert.is(replaced.status, 200);
   assert.is(replaced.body.updated, true);
@@ -96,11 +104,15 @@ it('a write that changes nothing records no event and keeps the version', async 
 it('a GET body can be sent back with PUT: read-only fields are ignored', async ({ h }) => {
   const made = await h.request('POST', `${BASE}/clients`, { body: { libelle: 'Round trip' } });
   const read = await h.request('GET', `${BASE}/clients/${made.body.id}`);
-  const put = await h.request('PUT', `${BASE}/clients/${made.body.id}`, { body: { ...read.body.item, logo: 'new.png' } });
+  const put = await h.request('PUT', `${BASE}/clients/${made.body.id}`, {
+    body: { ...read.body.item, logo: 'new.png' },
+  });
   assert.is(put.status, 200);
   assert.is(put.body.item.logo, 'new.png');
   assert.is(put.body.item.date, read.body.item.date);
-  const wrongId = await h.request('PUT', `${BASE}/clients/${made.body.id}`, { body: { ...read.body.item, id: made.body.id + 1 } });
+  const wrongId = await h.request('PUT', `${BASE}/clients/${made.body.id}`, {
+    body: { ...read.body.item, id: made.body.id + 1 },
+  });
   assert.is(wrongId.status, 422);
   assert.is(wrongId.body.errors[0].field, 'id');
 });
@@ -110,7 +122,10 @@ it('If-Match: a stale version is a 412 and changes nothing; the current one or *
   const path = `${BASE}/tags/${made.body.id}`;
   await h.request('PATCH', path, { body: { color: '#000000' } });
   for (const method of ['PUT', 'PATCH', 'DELETE']) {
-    const stale = await h.request(method, path, { body: method === 'DELETE' ? undefined : tag('v2'), headers: { 'If-Match': '"1"' } });
+    const stale = await h.request(method, path, {
+      body: method === 'DELETE' ? undefined : tag('v2'),
+      headers: { 'If-Match': '"1"' },
+    });
     assert.is(stale.status, 412, method);
     assert.is(stale.body.code, 'precondition_failed');
   }
@@ -138,12 +153,17 @@ it('a hard-deleted entry answers 404 deleted, its history stays readable', async
   const deleted = await h.request('DELETE', path);
   assert.equal(deleted.body, { id: made.body.id, resource: 'tags', deleted: true, mode: 'hard' });
   for (const method of ['GET', 'PUT', 'PATCH', 'DELETE']) {
-    const reply = await h.request(method, path, { body: method === 'PUT' || method === 'PATCH' ? tag('gone') : undefined });
+    const reply = await h.request(method, path, {
+      body: method === 'PUT' || method === 'PATCH' ? tag('gone') : undefined,
+    });
     assert.is(reply.status, 404, method);
     assert.is(reply.body.code, 'deleted', method);
   }
   const history = await h.request('GET', `${path}/history`);
-  assert.equal(history.body.items.map((e: { type: string }) => e.type), ['TagCreated', 'TagDeleted']);
+  assert.equal(
+    history.body.items.map((e: { type: string }) => e.type),
+    ['TagCreated', 'TagDeleted'],
+  );
   const never = await h.request('GET', `${BASE}/tags/999`);
   assert.is(never.body.code, 'not_found');
   assert.is((await h.request('GET', `${BASE}/tags/999/history`)).status, 404);

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BASE, startHarness, type Harness } from '../support/harness.js';
+import { BASE, type Harness, startHarness } from '../support/harness.js';
 
 const it = suite<{ h: Harness }>('errors: problem+json for every refusal');
 it.before(async (ctx) => {
@@ -54,47 +54,95 @@ it('404 unknown_resource and not_found for unknown paths', async ({ h }) => {
 
 it('413 payload_too_large over 1 MiB', async ({ h }) => {
   const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024) });
-  assertProblem(await h.request('POST', `${BASE}/tags`, { raw: big, headers: { 'content-type': 'application/json' } }), 413, 'payload_too_large');
+  assertProblem(
+    await h.request('POST', `${BASE}/tags`, { raw: big, headers: { 'content-type': 'application/json' } }),
+    413,
+    'payload_too_large',
+  );
 });
 
 it('415 unsupported_media_type without a JSON content type', async ({ h }) => {
   const body = JSON.stringify({ name: 'a', color: '#000000', background: '#000000' });
-  assertProblem(await h.request('POST', `${BASE}/tags`, { raw: body, headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_media_type');
+  assertProblem(
+    await h.request('POST', `${BASE}/tags`, { raw: body, headers: { 'content-type': 'text/plain' } }),
+    415,
+    'unsupported_media_type',
+  );
   assertProblem(await h.request('POST', `${BASE}/tags`, { raw: body }), 415, 'unsupported_media_type');
-  assertProblem(await h.request('PUT', `${BASE}/tags/1`, { raw: body, headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type');
-  assertProblem(await h.request('PATCH', `${BASE}/tags/1`, { raw: body, headers: { 'content-type': 'application/json; charset=latin1' } }), 415, 'unsupported_media_type');
+  assertProblem(
+    await h.request('PUT', `${BASE}/tags/1`, {
+      raw: body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    }),
+    415,
+    'unsupported_media_type',
+  );
+  assertProblem(
+    await h.request('PATCH', `${BASE}/tags/1`, {
+      raw: body,
+      headers: { 'content-type': 'application/json; charset=latin1' },
+    }),
+    415,
+    'unsupported_media_type',
+  );
 });
 
 it('422 validation_failed lists each field: unknown fields, types, lengths, formats', async ({ h }) => {
   const reply = await h.request('POST', `${BASE}/servers`, {
-    body: { id_client: 99, id_environment: 1, name: '', ip: 'not a host!', port: '3306', login: 'x', passwd: 'p', is_ssl: 2, colour: 1 },
+    body: {
+      id_client: 99,
+      id_environment: 1,
+      name: '',
+      ip: 'not a host!',
+      port: '3306',
+      login: 'x',
+      passwd: 'p',
+      is_ssl: 2,
+      colour: 1,
+    },
   });
   assertProblem(reply, 422, 'validation_failed');
   const byField = Object.fromEntries(reply.body.errors.map((e: { field: string; code: string }) => [e.field, e.code]));
-  assert.equal(byField, { name: 'too_short', ip: 'invalid_format', port: 'invalid_type', is_ssl: 'invalid_type', colour: 'unknown_field' });
+  assert.equal(byField, {
+    name: 'too_short',
+    ip: 'invalid_format',
+    port: 'invalid_type',
+    is_ssl: 'invalid_type',
+    colour: 'unknown_field',
+  });
 });
 
 it('booleans take true/false and 0/1, nothing else; integers take JSON integers only', async ({ h }) => {
   for (const value of ['true', 'yes', 2, -1, null, 0.5]) {
-    const reply = await h.request('POST', `${BASE}/clients`, { body: { libelle: `b${String(value)}`, is_monitored: value } });
+    const reply = await h.request('POST', `${BASE}/clients`, {
+      body: { libelle: `b${String(value)}`, is_monitored: value },
+    });
     assertProblem(reply, 422, 'validation_failed');
   }
   const one = await h.request('POST', `${BASE}/clients`, { body: { libelle: 'one', is_monitored: 1 } });
   assert.is(one.body.item.is_monitored, true);
   for (const port of ['22', 22.5, 0, 65536]) {
-    const area = await h.request('POST', `${BASE}/aliases`, { body: { id_mysql_server: 1, dns: 'db.example.net', port } });
+    const area = await h.request('POST', `${BASE}/aliases`, {
+      body: { id_mysql_server: 1, dns: 'db.example.net', port },
+    });
     assertProblem(area, 422, 'validation_failed');
     assert.ok(area.body.errors.some((e: { field: string }) => e.field === 'port'));
   }
 });
 
 it('strings are trimmed, then checked, then stored trimmed', async ({ h }) => {
-  const blank = await h.request('POST', `${BASE}/tags`, { body: { name: '   ', color: '#000000', background: '#000000' } });
+  const blank = await h.request('POST', `${BASE}/tags`, {
+    body: { name: '   ', color: '#000000', background: '#000000' },
+  });
   assertProblem(blank, 422, 'validation_failed');
-  const padded = await h.request('POST', `${BASE}/environments`, { body: { libelle: '  Staging  ', key: ' stg ', class: 'info', letter: ' S ' } });
+  const padded = await h.request('POST', `${BASE}/environments`, {
+    body: { libelle: '  Staging  ', key: ' stg ', class: 'info', letter: ' S ' },
+  });
   assert.is(padded.status, 201);
   assert.equal([padded.body.item.libelle, padded.body.item.key, padded.body.item.letter], ['Staging', 'stg', 'S']);
-  const spaced = await h.request('POST', `${BASE}/environments`, { body: { libelle: 'Other', key: 'has space', class: 'info', letter: 'O' } });
+  const spaced = await h.request('POST', `${BASE}/environments`, {
+    body: { libelle: 'Other', key: 'has space', class: 'info', letter: 'O' },
+  });
   assertProblem(spaced, 422, 'validation_failed');
 });
 
@@ -108,8 +156,42 @@ it('X-Request-ID is taken from the request or generated, and echoed on every res
 });
 
 it('never a 500: a bounded fuzz of bodies, ids and methods', async ({ h }) => {
-  const values = [null, true, 0, 1, -1, 1.5, 2 ** 53, '', ' ', 'x'.repeat(300), '#FFFFFF', '10.0.0.1', [], [1, 'a'], {}, { a: 1 }, '\u0000', '__proto__'];
-  const fields = ['id', 'name', 'color', 'libelle', 'port', 'tags', 'ip', 'is_deleted', 'public_key', 'private_key', 'géolocalisation', 'pub', '__proto__', 'constructor'];
+  const values = [
+    null,
+    true,
+    0,
+    1,
+    -1,
+    1.5,
+    2 ** 53,
+    '',
+    ' ',
+    'x'.repeat(300),
+    '#FFFFFF',
+    '10.0.0.1',
+    [],
+    [1, 'a'],
+    {},
+    { a: 1 },
+    '\u0000',
+    '__proto__',
+  ];
+  const fields = [
+    'id',
+    'name',
+    'color',
+    'libelle',
+    'port',
+    'tags',
+    'ip',
+    'is_deleted',
+    'public_key',
+    'private_key',
+    'géolocalisation',
+    'pub',
+    '__proto__',
+    'constructor',
+  ];
   const resources = ['tags', 'clients', 'environments', 'aliases', 'storage-areas', 'servers', 'ssh-keys'];
   let seed = 7;
   const pick = <T>(list: T[]) => list[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % list.length];
@@ -121,7 +203,10 @@ it('never a 500: a bounded fuzz of bodies, ids and methods', async ({ h }) => {
     const path = method === 'POST' ? `${BASE}/${resource}` : `${BASE}/${resource}/${pick(['1', '99', '5', '0'])}`;
     const raw = method === 'GET' ? undefined : JSON.stringify(body);
     const reply = await h.request(method, path, { raw, headers: { 'content-type': 'application/json' } });
-    assert.ok(reply.status < 500, `${method} ${path} ${raw} → ${reply.status} ${h.logs.filter((l) => l.includes("unexpected")).pop()}`);
+    assert.ok(
+      reply.status < 500,
+      `${method} ${path} ${raw} → ${reply.status} ${h.logs.filter((l) => l.includes('unexpected')).pop()}`,
+    );
   }
 });
 

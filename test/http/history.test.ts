@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
-import { StoreUnavailable, type EventToAppend, type ExpectedRevision } from '../../src/event-store/port.js';
+import { type EventToAppend, type ExpectedRevision, StoreUnavailable } from '../../src/event-store/port.js';
 import { BASE, startHarness } from '../support/harness.js';
 
 const it = suite('history items and an unreachable store');
@@ -9,10 +9,16 @@ const it = suite('history items and an unreachable store');
 it('a history item has position, revision, type, at, actor, request_id and the data the event set', async () => {
   const h = await startHarness();
   try {
-    const made = await h.request('POST', `${BASE}/tags`, { body: { name: 'h', color: '#000000', background: '#FFFFFF' }, headers: { 'X-Request-ID': 'ansible-run-7' } });
+    const made = await h.request('POST', `${BASE}/tags`, {
+      body: { name: 'h', color: '#000000', background: '#FFFFFF' },
+      headers: { 'X-Request-ID': 'ansible-run-7' },
+    });
     await h.request('PATCH', `${BASE}/tags/${made.body.id}`, { body: { color: '#123456' } });
     const items = (await h.request('GET', `${BASE}/tags/${made.body.id}/history`)).body.items;
-    assert.equal(items.map((i: { revision: number }) => i.revision), [0, 1]);
+    assert.equal(
+      items.map((i: { revision: number }) => i.revision),
+      [0, 1],
+    );
     assert.ok(items[0].position < items[1].position);
     assert.equal([items[0].type, items[0].actor, items[0].request_id], ['TagCreated', 'anonymous', 'ansible-run-7']);
     assert.equal(items[0].data, { id: made.body.id, name: 'h', color: '#000000', background: '#FFFFFF' });
@@ -52,12 +58,18 @@ it('503 unavailable when the store cannot be reached; nothing is written; servic
   try {
     const before = (await store.readAll()).length;
     store.down = true;
-    const refused = await h.request('POST', `${BASE}/tags`, { body: { name: 'x', color: '#000000', background: '#FFFFFF' } });
+    const refused = await h.request('POST', `${BASE}/tags`, {
+      body: { name: 'x', color: '#000000', background: '#FFFFFF' },
+    });
     assert.equal([refused.status, refused.body.code, refused.headers.get('retry-after')], [503, 'unavailable', '1']);
     assert.is((await store.readAll()).length, before);
     assert.is((await h.request('GET', `${BASE}/tags`)).body.total, 0);
     store.down = false;
-    assert.is((await h.request('POST', `${BASE}/tags`, { body: { name: 'x', color: '#000000', background: '#FFFFFF' } })).status, 201);
+    assert.is(
+      (await h.request('POST', `${BASE}/tags`, { body: { name: 'x', color: '#000000', background: '#FFFFFF' } }))
+        .status,
+      201,
+    );
   } finally {
     await h.close();
   }

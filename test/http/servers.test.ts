@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BASE, startHarness, type Harness } from '../support/harness.js';
+import { BASE, type Harness, startHarness } from '../support/harness.js';
 
 const it = suite<{ h: Harness }>('servers');
 it.before.each(async (ctx) => {
@@ -8,17 +8,45 @@ it.before.each(async (ctx) => {
 });
 it.after.each(async ({ h }) => h.close());
 
-const minimal = { id_client: 99, id_environment: 1, name: 'db-paris-01', ip: '10.0.0.21', login: 'pma', passwd: 's3cret' };
+const minimal = {
+  id_client: 99,
+  id_environment: 1,
+  name: 'db-paris-01',
+  ip: '10.0.0.21',
+  login: 'pma',
+  passwd: 's3cret',
+};
 
 it('defaults: display_name is name, port 3306, flags as PmaControl has them; passwd never returned', async ({ h }) => {
   const made = await h.request('POST', `${BASE}/servers`, { body: minimal });
   assert.is(made.status, 201);
   const item = made.body.item;
   assert.equal(
-    [item.display_name, item.port, item.hostname, item.database, item.is_ssl, item.ssh_nat, item.ssh_port, item.ssh_login],
+    [
+      item.display_name,
+      item.port,
+      item.hostname,
+      item.database,
+      item.is_ssl,
+      item.ssh_nat,
+      item.ssh_port,
+      item.ssh_login,
+    ],
     ['db-paris-01', 3306, '', 'mysql', false, '', 22, ''],
   );
-  assert.equal([item.is_sudo, item.is_root, item.is_monitored, item.is_proxy, item.is_vip, item.is_acknowledged, item.tags, item.is_deleted], [false, true, true, false, false, 0, [], false]);
+  assert.equal(
+    [
+      item.is_sudo,
+      item.is_root,
+      item.is_monitored,
+      item.is_proxy,
+      item.is_vip,
+      item.is_acknowledged,
+      item.tags,
+      item.is_deleted,
+    ],
+    [false, true, true, false, false, 0, [], false],
+  );
   assert.is(item.has_passwd, true);
   assert.not.ok('passwd' in item);
   assert.not.ok(made.text.includes('s3cret'));
@@ -29,7 +57,9 @@ it('passwd is required on POST; on PUT leaving it out keeps the stored one', asy
   const refused = await h.request('POST', `${BASE}/servers`, { body: withoutPassword });
   assert.is(refused.body.errors[0].field, 'passwd');
   const made = await h.request('POST', `${BASE}/servers`, { body: minimal });
-  const put = await h.request('PUT', `${BASE}/servers/${made.body.id}`, { body: { ...withoutPassword, display_name: 'Paris 1' } });
+  const put = await h.request('PUT', `${BASE}/servers/${made.body.id}`, {
+    body: { ...withoutPassword, display_name: 'Paris 1' },
+  });
   assert.is(put.status, 200);
   assert.is(put.body.item.has_passwd, true);
   assert.is(put.body.item.version, 2);
@@ -60,7 +90,11 @@ it('name is unique among all servers, soft-deleted ones included; so is (ip, por
 });
 
 it('references: client, environment and tags must exist', async ({ h }) => {
-  for (const [field, value] of [['id_client', 5], ['id_environment', 77], ['tags', [1234]]] as const) {
+  for (const [field, value] of [
+    ['id_client', 5],
+    ['id_environment', 77],
+    ['tags', [1234]],
+  ] as const) {
     const reply = await h.request('POST', `${BASE}/servers`, { body: { ...minimal, [field]: value } });
     assert.is(reply.status, 422, field);
     assert.is(reply.body.errors[0].field, field);
@@ -69,28 +103,42 @@ it('references: client, environment and tags must exist', async ({ h }) => {
 
 it('tags are stored without duplicates, in id order', async ({ h }) => {
   const ids = [];
-  for (const name of ['a', 'b']) ids.push((await h.request('POST', `${BASE}/tags`, { body: { name, color: '#000000', background: '#FFFFFF' } })).body.id);
+  for (const name of ['a', 'b'])
+    ids.push(
+      (await h.request('POST', `${BASE}/tags`, { body: { name, color: '#000000', background: '#FFFFFF' } })).body.id,
+    );
   const made = await h.request('POST', `${BASE}/servers`, { body: { ...minimal, tags: [ids[1], ids[0], ids[1]] } });
   assert.equal(made.body.item.tags, [ids[0], ids[1]]);
 });
 
-it('input aliases: ssl → is_ssl; is_password_crypted accepted and ignored; alias and field together is a 422', async ({ h }) => {
+it('input aliases: ssl → is_ssl; is_password_crypted accepted and ignored; alias and field together is a 422', async ({
+  h,
+}) => {
   const made = await h.request('POST', `${BASE}/servers`, { body: { ...minimal, ssl: 1, is_password_crypted: 1 } });
   assert.is(made.status, 201);
   assert.is(made.body.item.is_ssl, true);
   assert.not.ok('ssl' in made.body.item);
   assert.not.ok('is_password_crypted' in made.body.item);
-  const both = await h.request('POST', `${BASE}/servers`, { body: { ...minimal, name: 'x', ip: '10.9.9.9', ssl: 1, is_ssl: false } });
+  const both = await h.request('POST', `${BASE}/servers`, {
+    body: { ...minimal, name: 'x', ip: '10.9.9.9', ssl: 1, is_ssl: false },
+  });
   assert.is(both.body.errors[0].code, 'duplicate_field');
 });
 
 it('list filters narrow the list: id_client, id_environment, is_deleted, tag, limit, offset', async ({ h }) => {
-  const tag = (await h.request('POST', `${BASE}/tags`, { body: { name: 't', color: '#000000', background: '#FFFFFF' } })).body.id;
-  const a = (await h.request('POST', `${BASE}/servers`, { body: { ...minimal, name: 'a', ip: '10.0.0.1', tags: [tag] } })).body.id;
-  const b = (await h.request('POST', `${BASE}/servers`, { body: { ...minimal, name: 'b', ip: '10.0.0.2', id_environment: 2 } })).body.id;
+  const tag = (
+    await h.request('POST', `${BASE}/tags`, { body: { name: 't', color: '#000000', background: '#FFFFFF' } })
+  ).body.id;
+  const a = (
+    await h.request('POST', `${BASE}/servers`, { body: { ...minimal, name: 'a', ip: '10.0.0.1', tags: [tag] } })
+  ).body.id;
+  const b = (
+    await h.request('POST', `${BASE}/servers`, { body: { ...minimal, name: 'b', ip: '10.0.0.2', id_environment: 2 } })
+  ).body.id;
   const c = (await h.request('POST', `${BASE}/servers`, { body: { ...minimal, name: 'c', ip: '10.0.0.3' } })).body.id;
   await h.request('DELETE', `${BASE}/servers/${c}`);
-  const ids = async (query: string) => (await h.request('GET', `${BASE}/servers?${query}`)).body.items.map((s: { id: number }) => s.id);
+  const ids = async (query: string) =>
+    (await h.request('GET', `${BASE}/servers?${query}`)).body.items.map((s: { id: number }) => s.id);
   assert.equal(await ids(''), [a, b, c]);
   assert.equal(await ids('id_environment=2'), [b]);
   assert.equal(await ids('is_deleted=true'), [c]);
@@ -105,7 +153,9 @@ it('a server read with GET can be PUT back: is_deleted, has_passwd and the rest 
   const made = await h.request('POST', `${BASE}/servers`, { body: minimal });
   await h.request('DELETE', `${BASE}/servers/${made.body.id}`);
   const read = await h.request('GET', `${BASE}/servers/${made.body.id}`);
-  const put = await h.request('PUT', `${BASE}/servers/${made.body.id}`, { body: { ...read.body.item, is_deleted: false } });
+  const put = await h.request('PUT', `${BASE}/servers/${made.body.id}`, {
+    body: { ...read.body.item, is_deleted: false },
+  });
   assert.equal([put.status, put.body.changed, put.body.item.is_deleted, put.body.item.version], [200, false, true, 2]);
 });
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { project } from '../../projections/config.js';
 import { historyRow } from '../../projections/history.js';
-import { emptyState, type ConfigEvent } from '../../src/domain/state.js';
+import { type ConfigEvent, emptyState } from '../../src/domain/state.js';
 import { serverCreated, tagCreated } from '../support/given.js';
 
 const it = suite('projections: pure folds over events');
@@ -25,7 +25,10 @@ const fold = () => {
 it('versions count events, timestamps come from the events, hard deletes leave a tombstone', () => {
   const state = fold();
   const server = state.servers.entries.get(1)!;
-  assert.equal([server.version, server.is_deleted, server.tags, server.created_at, server.updated_at], [3, true, [], '2026-01-01T00:00:01.000Z', '2026-01-01T00:00:04.000Z']);
+  assert.equal(
+    [server.version, server.is_deleted, server.tags, server.created_at, server.updated_at],
+    [3, true, [], '2026-01-01T00:00:01.000Z', '2026-01-01T00:00:04.000Z'],
+  );
   assert.not.ok(state.tags.entries.has(1));
   assert.ok(state.tags.deleted.has(1));
   assert.is(state.tags.lastId, 1);
@@ -45,9 +48,19 @@ it('the revision of an event in its entry stream is the version before it', () =
 });
 
 it('history redacts secrets, also inside changes', () => {
-  const created = historyRow('servers', 0, { position: 3, type: 'ServerCreated', data: serverCreated(1).data, metadata: { actor: 'a', request_id: 'r', at: 't', entry: 'server-1' } });
+  const created = historyRow('servers', 0, {
+    position: 3,
+    type: 'ServerCreated',
+    data: serverCreated(1).data,
+    metadata: { actor: 'a', request_id: 'r', at: 't', entry: 'server-1' },
+  });
   assert.is(created.data.passwd, '[redacted]');
-  const updated = historyRow('servers', 1, { position: 4, type: 'ServerUpdated', data: { id: 1, changes: { passwd: 'v1:x', port: 1 } }, metadata: { actor: 'a', request_id: 'r', at: 't', entry: 'server-1' } });
+  const updated = historyRow('servers', 1, {
+    position: 4,
+    type: 'ServerUpdated',
+    data: { id: 1, changes: { passwd: 'v1:x', port: 1 } },
+    metadata: { actor: 'a', request_id: 'r', at: 't', entry: 'server-1' },
+  });
   assert.equal(updated.data, { id: 1, changes: { passwd: '[redacted]', port: 1 } });
 });
 

@@ -25,8 +25,11 @@ export class Conformance {
     const found = this.templates.find((t) => t.pattern.test(bare));
     if (!found) return status === 404 || status === 405 ? [] : [`${bare} is not documented`];
     const verb = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
-    const operation = (this.doc.paths![found.template] as Record<string, { responses: Record<string, ResponseObject | ReferenceObject> }>)[verb];
-    if (!operation) return status === 405 || method === 'OPTIONS' ? [] : [`${method} ${found.template} is not documented`];
+    const operation = (
+      this.doc.paths![found.template] as Record<string, { responses: Record<string, ResponseObject | ReferenceObject> }>
+    )[verb];
+    if (!operation)
+      return status === 405 || method === 'OPTIONS' ? [] : [`${method} ${found.template} is not documented`];
     let response = operation.responses[String(status)];
     if (!response) return [`${method} ${found.template} does not document status ${status}`];
     let pointer = `api#/paths/${escape(found.template)}/${verb}/responses/${status}`;
@@ -40,7 +43,9 @@ export class Conformance {
     if (!media) return [`content type ${contentType} is not documented for ${method} ${found.template} ${status}`];
     const validate = this.ajv.getSchema(`${pointer}/content/${escape(media)}/schema`);
     if (!validate) return [`no schema at ${pointer}`];
-    return validate(body) ? [] : (validate.errors ?? []).map((e) => `${method} ${bare} ${status}: ${e.instancePath} ${e.message}`);
+    return validate(body)
+      ? []
+      : (validate.errors ?? []).map((e) => `${method} ${bare} ${status}: ${e.instancePath} ${e.message}`);
   }
 }
 

@@ -1,15 +1,16 @@
 import * as assert from 'uvu/assert';
 import { project } from '../../projections/config.js';
-import { decide, type AnyCommand } from '../../src/domain/decide.js';
+import { type AnyCommand, decide } from '../../src/domain/decide.js';
 import { genesisEvents } from '../../src/domain/genesis.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import type { DomainEvent, Resource } from '../../src/domain/shared/types.js';
-import { emptyState, type ConfigEvent, type ConfigState } from '../../src/domain/state.js';
+import { type ConfigEvent, type ConfigState, emptyState } from '../../src/domain/state.js';
 
 /** given events (after genesis) / when a command / then events or an error. */
 export function given(...events: DomainEvent[]) {
   const state: ConfigState = emptyState();
-  for (const [i, event] of [...genesisEvents(), ...events].entries()) project(state, event as ConfigEvent, new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString());
+  for (const [i, event] of [...genesisEvents(), ...events].entries())
+    project(state, event as ConfigEvent, new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString());
   return {
     state,
     when(resource: Resource, command: AnyCommand) {
@@ -34,16 +35,42 @@ export function given(...events: DomainEvent[]) {
   };
 }
 
-export const tagCreated = (id: number, name = `tag${id}`) => ({ type: 'TagCreated', data: { id, name, color: '#000000', background: '#FFFFFF' } });
-export const clientCreated = (id: number, libelle = `client${id}`) => ({ type: 'ClientCreated', data: { id, libelle, logo: '', is_monitored: true } });
+export const tagCreated = (id: number, name = `tag${id}`) => ({
+  type: 'TagCreated',
+  data: { id, name, color: '#000000', background: '#FFFFFF' },
+});
+export const clientCreated = (id: number, libelle = `client${id}`) => ({
+  type: 'ClientCreated',
+  data: { id, libelle, logo: '', is_monitored: true },
+});
 
 export function serverCreated(id: number, fields: Record<string, unknown> = {}) {
   return {
     type: 'ServerCreated',
     data: {
-      id, id_client: 99, id_environment: 1, name: `srv${id}`, display_name: `srv${id}`, ip: `10.0.0.${id}`, port: 3306, hostname: '', login: 'pma',
-      passwd: 'v1:sealed', database: 'mysql', is_ssl: false, ssh_nat: '', ssh_port: 22, ssh_login: '', is_sudo: false, is_root: true,
-      is_monitored: true, is_proxy: false, is_vip: false, is_acknowledged: 0, tags: [], ...fields,
+      id,
+      id_client: 99,
+      id_environment: 1,
+      name: `srv${id}`,
+      display_name: `srv${id}`,
+      ip: `10.0.0.${id}`,
+      port: 3306,
+      hostname: '',
+      login: 'pma',
+      passwd: 'v1:sealed',
+      database: 'mysql',
+      is_ssl: false,
+      ssh_nat: '',
+      ssh_port: 22,
+      ssh_login: '',
+      is_sudo: false,
+      is_root: true,
+      is_monitored: true,
+      is_proxy: false,
+      is_vip: false,
+      is_acknowledged: 0,
+      tags: [],
+      ...fields,
     },
   };
 }

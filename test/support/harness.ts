@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pino, type Logger } from 'pino';
 import { Writable } from 'node:stream';
+import { type Logger, pino } from 'pino';
 import type { ReadModelStore } from '../../src/application/read-models.js';
 import { createSecretBox } from '../../src/application/secrets.js';
-import { ConfigService, type Clock } from '../../src/application/service.js';
+import { type Clock, ConfigService } from '../../src/application/service.js';
 import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
 import type { EventStore } from '../../src/event-store/port.js';
 import { SqliteReadModelStore } from '../../src/event-store/sqlite/read-models.js';
@@ -55,7 +55,10 @@ export interface HarnessOptions {
 /** The service on the in-memory store (unless given another), served by `app.callback()` on 127.0.0.1, port 0. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const logs: string[] = [];
-  const logger: Logger = pino({ level: 'info' }, new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) }));
+  const logger: Logger = pino(
+    { level: 'info' },
+    new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) }),
+  );
   const store = options.store ?? new InMemoryEventStore();
   const readModels = options.readModels ?? new SqliteReadModelStore(':memory:');
   const service = new ConfigService({
@@ -98,6 +101,7 @@ export async function send(url: string, method: string, path: string, options: R
   const contentType = response.headers.get('content-type');
   const parsed = text && contentType?.includes('json') ? JSON.parse(text) : undefined;
   const problems = conformance.check(method, path, response.status, contentType, parsed);
-  if (problems.length > 0) throw new Error(`response does not match the OpenAPI document:\n${problems.join('\n')}\n${text.slice(0, 500)}`);
+  if (problems.length > 0)
+    throw new Error(`response does not match the OpenAPI document:\n${problems.join('\n')}\n${text.slice(0, 500)}`);
   return { status: response.status, headers: response.headers, body: parsed, text };
 }

@@ -1,4 +1,4 @@
-import { decideChange, decideCreate, hardDelete, type EntryRules } from '../shared/entry-decider.js';
+import { decideChange, decideCreate, type EntryRules, hardDelete } from '../shared/entry-decider.js';
 import { assertReference, assertUnique, loadForWrite, sameText } from '../shared/guards.js';
 import type { EntryCommand } from '../shared/types.js';
 import type { ConfigState } from '../state.js';

@@ -1,5 +1,5 @@
 import type { ServerEvent } from '../servers/events.js';
-import { decideChange, decideCreate, hardDelete, type EntryRules } from '../shared/entry-decider.js';
+import { decideChange, decideCreate, type EntryRules, hardDelete } from '../shared/entry-decider.js';
 import { DeleteGuarded, InUse } from '../shared/errors.js';
 import { assertUnique, loadForWrite, sameText } from '../shared/guards.js';
 import type { EntryCommand } from '../shared/types.js';
@@ -17,7 +17,12 @@ export const clientRules: EntryRules<'Client', ClientFields> = {
   fields: ['libelle', 'logo', 'is_monitored'],
   collection: (state) => state.clients,
   check(state, next, _before, id) {
-    assertUnique(state.clients, id, (other) => sameText(other.libelle, next.libelle), `client libelle "${next.libelle}"`);
+    assertUnique(
+      state.clients,
+      id,
+      (other) => sameText(other.libelle, next.libelle),
+      `client libelle "${next.libelle}"`,
+    );
   },
 };
 
@@ -30,10 +35,16 @@ export function decide(command: ClientCommand, state: ConfigState): (ClientEvent
       return decideChange(clientRules, command, state);
     case 'delete': {
       const client = loadForWrite('clients', state.clients, command.id, command.ifMatch);
-      if (client.id === FALLBACK_CLIENT_ID) throw new DeleteGuarded('clients', client.id, 'it receives the servers of deleted clients');
+      if (client.id === FALLBACK_CLIENT_ID)
+        throw new DeleteGuarded('clients', client.id, 'it receives the servers of deleted clients');
       const servers = [...state.servers.entries.values()].filter((server) => server.id_client === client.id);
       const live = servers.filter((server) => !server.is_deleted);
-      if (live.length > 0) throw new InUse('clients', client.id, live.map((s) => ({ resource: 'servers', id: s.id })));
+      if (live.length > 0)
+        throw new InUse(
+          'clients',
+          client.id,
+          live.map((s) => ({ resource: 'servers', id: s.id })),
+        );
       const move: ServerEvent[] = servers.map((server) => ({
         type: 'ServerUpdated',
         data: { id: server.id, changes: { id_client: FALLBACK_CLIENT_ID } },

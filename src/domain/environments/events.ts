@@ -12,6 +12,10 @@ export interface EnvironmentFields {
 }
 export type Environment = Entry<EnvironmentFields>;
 
-export type EnvironmentEvent = Created<'Environment', EnvironmentFields> | Updated<'Environment', EnvironmentFields> | Deleted<'Environment'>;
+export type EnvironmentEvent =
+  | Created<'Environment', EnvironmentFields>
+  | Updated<'Environment', EnvironmentFields>
+  | Deleted<'Environment'>;
 
-export const evolve = (entry: Environment | undefined, event: EnvironmentEvent, at: string) => evolveEntry(entry, event, at);
+export const evolve = (entry: Environment | undefined, event: EnvironmentEvent, at: string) =>
+  evolveEntry(entry, event, at);

@@ -1,5 +1,5 @@
 import { decideChange, decideCreate, type EntryRules } from '../shared/entry-decider.js';
-import { ValidationFailed, type FieldError } from '../shared/errors.js';
+import { type FieldError, ValidationFailed } from '../shared/errors.js';
 import { assertReference, assertUnique, loadForWrite, sameText } from '../shared/guards.js';
 import type { Command, Entry, EntryCommand } from '../shared/types.js';
 import type { ConfigState } from '../state.js';
@@ -11,9 +11,27 @@ export type ServerCommand =
   | (Command<ServerFields>['patch'] & { restore?: boolean });
 
 export const SERVER_FIELDS = [
-  'id_client', 'id_environment', 'name', 'display_name', 'ip', 'port', 'hostname', 'login', 'passwd', 'database',
-  'is_ssl', 'ssh_nat', 'ssh_port', 'ssh_login', 'is_sudo', 'is_root', 'is_monitored', 'is_proxy', 'is_vip',
-  'is_acknowledged', 'tags',
+  'id_client',
+  'id_environment',
+  'name',
+  'display_name',
+  'ip',
+  'port',
+  'hostname',
+  'login',
+  'passwd',
+  'database',
+  'is_ssl',
+  'ssh_nat',
+  'ssh_port',
+  'ssh_login',
+  'is_sudo',
+  'is_root',
+  'is_monitored',
+  'is_proxy',
+  'is_vip',
+  'is_acknowledged',
+  'tags',
 ] as const satisfies readonly (keyof ServerFields)[];
 
 export const serverRules: EntryRules<'Server', ServerFields> = {
@@ -42,10 +60,18 @@ export const serverRules: EntryRules<'Server', ServerFields> = {
 function restoreBlockers(state: ConfigState, server: Entry<ServerFields>): FieldError[] {
   const errors: FieldError[] = [];
   if (!state.clients.entries.has(server.id_client)) {
-    errors.push({ field: 'is_deleted', code: 'unknown_reference', message: `client ${server.id_client} no longer exists` });
+    errors.push({
+      field: 'is_deleted',
+      code: 'unknown_reference',
+      message: `client ${server.id_client} no longer exists`,
+    });
   }
   if (!state.environments.entries.has(server.id_environment)) {
-    errors.push({ field: 'is_deleted', code: 'unknown_reference', message: `environment ${server.id_environment} no longer exists` });
+    errors.push({
+      field: 'is_deleted',
+      code: 'unknown_reference',
+      message: `environment ${server.id_environment} no longer exists`,
+    });
   }
   return errors;
 }
@@ -58,10 +84,14 @@ export function decide(command: ServerCommand, state: ConfigState): ServerEvent[
       return decideChange<'Server', ServerFields>(serverRules, command, state);
     case 'patch': {
       const server = loadForWrite('servers', state.servers, command.id, command.ifMatch);
-      if (!command.restore || !server.is_deleted) return decideChange<'Server', ServerFields>(serverRules, command, state);
+      if (!command.restore || !server.is_deleted)
+        return decideChange<'Server', ServerFields>(serverRules, command, state);
       const blockers = restoreBlockers(state, { ...server, ...command.fields });
       if (blockers.length > 0) throw new ValidationFailed(blockers);
-      return [{ type: 'ServerRestored', data: { id: server.id } }, ...decideChange<'Server', ServerFields>(serverRules, command, state)];
+      return [
+        { type: 'ServerRestored', data: { id: server.id } },
+        ...decideChange<'Server', ServerFields>(serverRules, command, state),
+      ];
     }
     case 'delete': {
       const server = loadForWrite('servers', state.servers, command.id, command.ifMatch);

@@ -48,6 +48,10 @@ export function decideChange<P extends string, F extends object>(
 }
 
 /** The events of a hard delete, once the resource's own guards have passed. */
-export function hardDelete<P extends string, E extends DomainEvent = never>(prefix: P, id: number, cascade: E[] = []): (Deleted<P> | E)[] {
+export function hardDelete<P extends string, E extends DomainEvent = never>(
+  prefix: P,
+  id: number,
+  cascade: E[] = [],
+): (Deleted<P> | E)[] {
   return [{ type: `${prefix}Deleted`, data: { id } }, ...cascade];
 }

@@ -42,9 +42,14 @@ export class Conflict extends DomainError {
 
 export class InUse extends DomainError {
   constructor(resource: string, id: number, dependents: Dependent[]) {
-    super(409, 'in_use', `${resource}/${id} is still referenced by ${dependents.length} entr${dependents.length === 1 ? 'y' : 'ies'}`, {
-      dependents,
-    });
+    super(
+      409,
+      'in_use',
+      `${resource}/${id} is still referenced by ${dependents.length} entr${dependents.length === 1 ? 'y' : 'ies'}`,
+      {
+        dependents,
+      },
+    );
   }
 }
 
@@ -66,4 +71,5 @@ export class ValidationFailed extends DomainError {
   }
 }
 
-export const fieldError = (field: string, code: string, message: string) => new ValidationFailed([{ field, code, message }]);
+export const fieldError = (field: string, code: string, message: string) =>
+  new ValidationFailed([{ field, code, message }]);

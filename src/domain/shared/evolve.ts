@@ -33,7 +33,11 @@ export function evolveEntry<P extends string, F extends object>(
     case 'Created':
       return created((event as Created<P, F>).data, at);
     case 'Updated':
-      return updated(present(entry, event.type, event.data.id), (event as Updated<P, F>).data.changes as Partial<Entry<F>>, at);
+      return updated(
+        present(entry, event.type, event.data.id),
+        (event as Updated<P, F>).data.changes as Partial<Entry<F>>,
+        at,
+      );
     case 'Deleted':
       return undefined;
     default:

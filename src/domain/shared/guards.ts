@@ -1,4 +1,4 @@
-import { Conflict, Deleted, NotFound, PreconditionFailed, fieldError } from './errors.js';
+import { Conflict, Deleted, fieldError, NotFound, PreconditionFailed } from './errors.js';
 import type { Collection, EntryMeta, Resource } from './types.js';
 
 /** `If-Match` as RFC 9110 reads it: `*`, or a list of (possibly weak) entity tags. */
@@ -8,17 +8,24 @@ export function ifMatchAccepts(header: string, version: number): boolean {
 }
 
 /** The entry a write applies to: it must exist, not be hard-deleted, and match `If-Match`. */
-export function loadForWrite<E extends EntryMeta>(resource: Resource, col: Collection<E>, id: number, ifMatch?: string): E {
+export function loadForWrite<E extends EntryMeta>(
+  resource: Resource,
+  col: Collection<E>,
+  id: number,
+  ifMatch?: string,
+): E {
   const entry = col.entries.get(id);
   if (!entry) throw col.deleted.has(id) ? new Deleted(resource, id) : new NotFound(resource, id);
-  if (ifMatch !== undefined && !ifMatchAccepts(ifMatch, entry.version)) throw new PreconditionFailed(ifMatch, entry.version);
+  if (ifMatch !== undefined && !ifMatchAccepts(ifMatch, entry.version))
+    throw new PreconditionFailed(ifMatch, entry.version);
   return entry;
 }
 
 /** Ids are never reused: an explicit id must never have been taken, else the next one above all used ids. */
 export function allocateId(resource: Resource, col: Collection<EntryMeta>, requested?: number): number {
   if (requested === undefined) return col.lastId + 1;
-  if (col.entries.has(requested) || col.deleted.has(requested)) throw new Conflict(`${resource} id ${requested} is already used`);
+  if (col.entries.has(requested) || col.deleted.has(requested))
+    throw new Conflict(`${resource} id ${requested} is already used`);
   return requested;
 }
 

@@ -1,4 +1,12 @@
-export const RESOURCES = ['tags', 'clients', 'environments', 'aliases', 'storage-areas', 'servers', 'ssh-keys'] as const;
+export const RESOURCES = [
+  'tags',
+  'clients',
+  'environments',
+  'aliases',
+  'storage-areas',
+  'servers',
+  'ssh-keys',
+] as const;
 export type Resource = (typeof RESOURCES)[number];
 
 /** A domain event as deciders produce it: a past-tense type and flat JSON-safe data. */
@@ -38,7 +46,11 @@ export interface Collection<E extends EntryMeta> {
   lastId: number;
 }
 
-export const emptyCollection = <E extends EntryMeta>(): Collection<E> => ({ entries: new Map(), deleted: new Set(), lastId: 0 });
+export const emptyCollection = <E extends EntryMeta>(): Collection<E> => ({
+  entries: new Map(),
+  deleted: new Set(),
+  lastId: 0,
+});
 
 export interface Command<F> {
   create: { type: 'create'; id?: number; fields: F };

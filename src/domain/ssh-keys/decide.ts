@@ -1,4 +1,4 @@
-import { decideChange, decideCreate, hardDelete, type EntryRules } from '../shared/entry-decider.js';
+import { decideChange, decideCreate, type EntryRules, hardDelete } from '../shared/entry-decider.js';
 import { InUse } from '../shared/errors.js';
 import { assertUnique, loadForWrite } from '../shared/guards.js';
 import type { EntryCommand } from '../shared/types.js';
@@ -33,7 +33,12 @@ export function decide(command: SshKeyCommand, state: ConfigState): SshKeyEvent[
     case 'delete': {
       const key = loadForWrite('ssh-keys', state['ssh-keys'], command.id, command.ifMatch);
       const users = [...state['storage-areas'].entries.values()].filter((area) => area.id_ssh_key === key.id);
-      if (users.length > 0) throw new InUse('ssh-keys', key.id, users.map((a) => ({ resource: 'storage-areas', id: a.id })));
+      if (users.length > 0)
+        throw new InUse(
+          'ssh-keys',
+          key.id,
+          users.map((a) => ({ resource: 'storage-areas', id: a.id })),
+        );
       return hardDelete('SshKey', key.id);
     }
   }

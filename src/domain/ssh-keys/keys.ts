@@ -26,9 +26,14 @@ export function analysePublicKey(text: string): PublicKeyFacts {
     throw fieldError('public_key', 'invalid_format', 'is not an OpenSSH public key (ssh-ed25519 … or ssh-rsa …)');
   }
   const type = TYPES[key.type];
-  if (!type) throw fieldError('public_key', 'unsupported_key_type', `${key.type} keys are not supported; use ED25519 or RSA`);
+  if (!type)
+    throw fieldError('public_key', 'unsupported_key_type', `${key.type} keys are not supported; use ED25519 or RSA`);
   if (type === 'RSA' && key.size < MIN_RSA_BITS) {
-    throw fieldError('public_key', 'key_too_weak', `RSA keys need at least ${MIN_RSA_BITS} bits, this one has ${key.size}`);
+    throw fieldError(
+      'public_key',
+      'key_too_weak',
+      `RSA keys need at least ${MIN_RSA_BITS} bits, this one has ${key.size}`,
+    );
   }
   return {
     type,
@@ -46,7 +51,11 @@ export function assertPrivateKeyMatches(privateText: string, publicKey: PublicKe
     key = sshpk.parsePrivateKey(privateText, 'auto');
   } catch (error) {
     if ((error as Error).name === 'KeyEncryptedError') {
-      throw fieldError('private_key', 'encrypted_key', 'is protected by a passphrase; send it unencrypted (it is encrypted at rest here)');
+      throw fieldError(
+        'private_key',
+        'encrypted_key',
+        'is protected by a passphrase; send it unencrypted (it is encrypted at rest here)',
+      );
     }
     throw fieldError('private_key', 'invalid_format', 'is not an OpenSSH or PEM private key');
   }

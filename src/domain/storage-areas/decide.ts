@@ -1,4 +1,4 @@
-import { decideChange, decideCreate, hardDelete, type EntryRules } from '../shared/entry-decider.js';
+import { decideChange, decideCreate, type EntryRules, hardDelete } from '../shared/entry-decider.js';
 import { assertReference, loadForWrite } from '../shared/guards.js';
 import type { EntryCommand } from '../shared/types.js';
 import type { ConfigState } from '../state.js';
@@ -12,7 +12,8 @@ export const storageAreaRules: EntryRules<'StorageArea', StorageAreaFields> = {
   fields: ['id_ssh_key', 'ip', 'port', 'path', 'libelle', 'id_geolocalisation_city', 'id_geolocalisation_country'],
   collection: (state) => state['storage-areas'],
   check(state, next, before) {
-    if (next.id_ssh_key !== before?.id_ssh_key) assertReference('id_ssh_key', state['ssh-keys'], next.id_ssh_key, 'SSH key');
+    if (next.id_ssh_key !== before?.id_ssh_key)
+      assertReference('id_ssh_key', state['ssh-keys'], next.id_ssh_key, 'SSH key');
   },
 };
 
@@ -24,6 +25,9 @@ export function decide(command: StorageAreaCommand, state: ConfigState): Storage
     case 'patch':
       return decideChange(storageAreaRules, command, state);
     case 'delete':
-      return hardDelete('StorageArea', loadForWrite('storage-areas', state['storage-areas'], command.id, command.ifMatch).id);
+      return hardDelete(
+        'StorageArea',
+        loadForWrite('storage-areas', state['storage-areas'], command.id, command.ifMatch).id,
+      );
   }
 }

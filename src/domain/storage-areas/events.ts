@@ -12,6 +12,10 @@ export interface StorageAreaFields {
 }
 export type StorageArea = Entry<StorageAreaFields>;
 
-export type StorageAreaEvent = Created<'StorageArea', StorageAreaFields> | Updated<'StorageArea', StorageAreaFields> | Deleted<'StorageArea'>;
+export type StorageAreaEvent =
+  | Created<'StorageArea', StorageAreaFields>
+  | Updated<'StorageArea', StorageAreaFields>
+  | Deleted<'StorageArea'>;
 
-export const evolve = (entry: StorageArea | undefined, event: StorageAreaEvent, at: string) => evolveEntry(entry, event, at);
+export const evolve = (entry: StorageArea | undefined, event: StorageAreaEvent, at: string) =>
+  evolveEntry(entry, event, at);

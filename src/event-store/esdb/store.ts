@@ -1,8 +1,10 @@
 import {
   ANY,
   DeadlineExceededError,
+  type RecordedEvent as EsdbRecordedEvent,
   EventStoreDBClient,
   FORWARDS,
+  type JSONType,
   jsonEvent,
   NO_STREAM,
   NotLeaderError,
@@ -10,12 +12,8 @@ import {
   StreamNotFoundError,
   UnavailableError,
   WrongExpectedVersionError,
-  type JSONType,
-  type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
 import {
-  StoreUnavailable,
-  WrongExpectedRevision,
   type AppendResult,
   type EventStore,
   type EventToAppend,
@@ -24,7 +22,9 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  StoreUnavailable,
   type Subscription,
+  WrongExpectedRevision,
 } from '../port.js';
 
 function toRecorded(event: EsdbRecordedEvent): RecordedEvent {
@@ -43,7 +43,11 @@ function toRecorded(event: EsdbRecordedEvent): RecordedEvent {
 function translate(error: unknown, stream?: string, expected?: ExpectedRevision): Error {
   if (error instanceof WrongExpectedVersionError) {
     const actual = error.actualVersion;
-    return new WrongExpectedRevision(stream ?? error.streamName, expected ?? 'any', typeof actual === 'bigint' ? Number(actual) : 'no_stream');
+    return new WrongExpectedRevision(
+      stream ?? error.streamName,
+      expected ?? 'any',
+      typeof actual === 'bigint' ? Number(actual) : 'no_stream',
+    );
   }
   if (error instanceof UnavailableError || error instanceof DeadlineExceededError || error instanceof NotLeaderError) {
     return new StoreUnavailable(`EventStoreDB: ${(error as Error).message}`, { cause: error });
@@ -66,7 +70,8 @@ export class EsdbEventStore implements EventStore {
 
   async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     // A negative revision means "no event yet", as `no_stream` does.
-    const expectedRevision = expected === 'any' ? ANY : expected === 'no_stream' || expected < 0 ? NO_STREAM : BigInt(expected);
+    const expectedRevision =
+      expected === 'any' ? ANY : expected === 'no_stream' || expected < 0 ? NO_STREAM : BigInt(expected);
     try {
       const result = await this.client.appendToStream(
         stream,
@@ -87,7 +92,8 @@ export class EsdbEventStore implements EventStore {
         direction: FORWARDS,
         ...(maxCount === undefined ? {} : { maxCount }),
       });
-      for await (const resolved of reading) if (resolved.event) events.push(toRecorded(resolved.event as EsdbRecordedEvent));
+      for await (const resolved of reading)
+        if (resolved.event) events.push(toRecorded(resolved.event as EsdbRecordedEvent));
     } catch (error) {
       if (error instanceof StreamNotFoundError) return [];
       throw translate(error);
@@ -118,9 +124,16 @@ export class EsdbEventStore implements EventStore {
     return events;
   }
 
-  subscribe(stream: string, fromRevision: number, onEvent: OnEvent, onError: (e: Error) => void = () => {}): Subscription {
+  subscribe(
+    stream: string,
+    fromRevision: number,
+    onEvent: OnEvent,
+    onError: (e: Error) => void = () => {},
+  ): Subscription {
     // A catch-up subscription starts *after* the revision it is given.
-    const subscription = this.client.subscribeToStream(stream, { fromRevision: fromRevision === 0 ? START : BigInt(fromRevision - 1) });
+    const subscription = this.client.subscribeToStream(stream, {
+      fromRevision: fromRevision === 0 ? START : BigInt(fromRevision - 1),
+    });
     subscription.on('data', (resolved) => {
       if (resolved.event) onEvent(toRecorded(resolved.event as EsdbRecordedEvent));
     });

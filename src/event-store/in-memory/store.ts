@@ -1,7 +1,7 @@
 import { Subscribers } from '../catch-up.js';
 import {
-  checkExpected,
   type AppendResult,
+  checkExpected,
   type EventStore,
   type EventToAppend,
   type ExpectedRevision,
@@ -25,7 +25,12 @@ export class InMemoryEventStore implements EventStore {
     const existing = this.streams.get(stream) ?? [];
     checkExpected(stream, expected, existing.length === 0 ? undefined : existing.length - 1);
     for (const event of events) {
-      const recorded: RecordedEvent = { stream, revision: existing.length, position: this.log.length + 1, ...copy(event) };
+      const recorded: RecordedEvent = {
+        stream,
+        revision: existing.length,
+        position: this.log.length + 1,
+        ...copy(event),
+      };
       existing.push(recorded);
       this.log.push(recorded);
     }
@@ -34,7 +39,10 @@ export class InMemoryEventStore implements EventStore {
     return { nextRevision: existing.length - 1, position: this.log.length };
   }
 
-  async readStream(stream: string, { fromRevision = 0, maxCount = Infinity }: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+  async readStream(
+    stream: string,
+    { fromRevision = 0, maxCount = Infinity }: ReadStreamOptions = {},
+  ): Promise<RecordedEvent[]> {
     return copy((this.streams.get(stream) ?? []).slice(fromRevision, fromRevision + maxCount));
   }
 
@@ -42,8 +50,18 @@ export class InMemoryEventStore implements EventStore {
     return copy(this.log.filter((e) => e.position > after).slice(0, maxCount));
   }
 
-  subscribe(stream: string, fromRevision: number, onEvent: OnEvent, onError: (e: Error) => void = () => {}): Subscription {
-    return this.subscribers.add((from) => this.readStream(stream, { fromRevision: from }), fromRevision, onEvent, onError);
+  subscribe(
+    stream: string,
+    fromRevision: number,
+    onEvent: OnEvent,
+    onError: (e: Error) => void = () => {},
+  ): Subscription {
+    return this.subscribers.add(
+      (from) => this.readStream(stream, { fromRevision: from }),
+      fromRevision,
+      onEvent,
+      onError,
+    );
   }
 
   async close(): Promise<void> {

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import type { HistoryItem, HistoryRow } from '../../../projections/history.js';
 import type { ProjectionBatch, ReadModelSnapshot, ReadModelStore } from '../../application/read-models.js';
 import type { Collection, EntryMeta, Resource } from '../../domain/shared/types.js';
-import { emptyState, type AnyEntry } from '../../domain/state.js';
+import { type AnyEntry, emptyState } from '../../domain/state.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS entries (resource TEXT NOT NULL, id INTEGER NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (resource, id)) WITHOUT ROWID;
@@ -20,7 +20,13 @@ interface HistoryRecord extends Omit<HistoryRow, 'data'> {
 }
 
 const toItem = ({ position, revision, type, at, actor, request_id, data }: HistoryRecord): HistoryItem => ({
-  position, revision, type, at, actor, request_id, data: JSON.parse(data),
+  position,
+  revision,
+  type,
+  at,
+  actor,
+  request_id,
+  data: JSON.parse(data),
 });
 
 /** Read models in SQLite (`synchronous = NORMAL`: they can always be rebuilt from the log). */
@@ -60,14 +66,20 @@ export class SqliteReadModelStore implements ReadModelStore {
   load(): ReadModelSnapshot {
     const state = emptyState();
     const col = (resource: string) => state[resource as Resource] as Collection<EntryMeta>;
-    for (const row of this.db.prepare<[], { resource: string; doc: string }>('SELECT resource, doc FROM entries ORDER BY resource, id').all()) {
+    for (const row of this.db
+      .prepare<[], { resource: string; doc: string }>('SELECT resource, doc FROM entries ORDER BY resource, id')
+      .all()) {
       const entry = JSON.parse(row.doc) as AnyEntry;
       col(row.resource).entries.set(entry.id, entry);
     }
-    for (const row of this.db.prepare<[], { resource: string; id: number }>('SELECT resource, id FROM tombstones').all()) {
+    for (const row of this.db
+      .prepare<[], { resource: string; id: number }>('SELECT resource, id FROM tombstones')
+      .all()) {
       col(row.resource).deleted.add(row.id);
     }
-    for (const row of this.db.prepare<[], { resource: string; last_id: number }>('SELECT resource, last_id FROM counters').all()) {
+    for (const row of this.db
+      .prepare<[], { resource: string; last_id: number }>('SELECT resource, last_id FROM counters')
+      .all()) {
       col(row.resource).lastId = row.last_id;
     }
     return { state, revision: this.revision() };
@@ -96,21 +108,30 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   dump(): { snapshot: ReadModelSnapshot; history: HistoryRow[] } {
-    const rows = this.db.prepare<[], HistoryRecord>('SELECT * FROM history ORDER BY position, resource, entry_id').all();
+    const rows = this.db
+      .prepare<[], HistoryRecord>('SELECT * FROM history ORDER BY position, resource, entry_id')
+      .all();
     return { snapshot: this.load(), history: rows.map((row) => ({ ...row, data: JSON.parse(row.data) })) };
   }
 
   replace(snapshot: ReadModelSnapshot, history: HistoryRow[]): void {
     this.db
       .transaction(() => {
-        for (const table of ['entries', 'tombstones', 'counters', 'history', 'checkpoint']) this.db.exec(`DELETE FROM ${table}`);
+        for (const table of ['entries', 'tombstones', 'counters', 'history', 'checkpoint'])
+          this.db.exec(`DELETE FROM ${table}`);
         const entries = Object.entries(snapshot.state).flatMap(([resource, col]) =>
-          [...(col as Collection<AnyEntry>).entries.values()].map((entry) => ({ resource: resource as Resource, id: entry.id, entry })),
+          [...(col as Collection<AnyEntry>).entries.values()].map((entry) => ({
+            resource: resource as Resource,
+            id: entry.id,
+            entry,
+          })),
         );
         const tombstones = Object.entries(snapshot.state).flatMap(([resource, col]) =>
           [...(col as Collection<AnyEntry>).deleted].map((id) => ({ resource: resource as Resource, id })),
         );
-        const lastIds = Object.fromEntries(Object.entries(snapshot.state).map(([r, col]) => [r, (col as Collection<AnyEntry>).lastId]));
+        const lastIds = Object.fromEntries(
+          Object.entries(snapshot.state).map(([r, col]) => [r, (col as Collection<AnyEntry>).lastId]),
+        );
         this.sql.setCheckpoint.run(-1);
         this.save({ revision: snapshot.revision, entries: [...entries, ...tombstones], lastIds, history });
       })

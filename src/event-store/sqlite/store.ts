@@ -1,9 +1,8 @@
 import Database from 'better-sqlite3';
 import { Subscribers } from '../catch-up.js';
 import {
-  checkExpected,
-  StoreUnavailable,
   type AppendResult,
+  checkExpected,
   type EventStore,
   type EventToAppend,
   type ExpectedRevision,
@@ -11,6 +10,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  StoreUnavailable,
   type Subscription,
 } from '../port.js';
 
@@ -82,7 +82,9 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('synchronous = FULL');
     this.db.exec(SCHEMA);
     this.statements = {
-      head: this.db.prepare<[string], { revision: number | null }>('SELECT MAX(revision) AS revision FROM events WHERE stream = ?'),
+      head: this.db.prepare<[string], { revision: number | null }>(
+        'SELECT MAX(revision) AS revision FROM events WHERE stream = ?',
+      ),
       insert: this.db.prepare(
         'INSERT INTO events (stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?)',
       ),
@@ -93,7 +95,11 @@ export class SqliteEventStore implements EventStore {
     };
   }
 
-  private readonly appendInTransaction = (stream: string, events: EventToAppend[], expected: ExpectedRevision): AppendResult => {
+  private readonly appendInTransaction = (
+    stream: string,
+    events: EventToAppend[],
+    expected: ExpectedRevision,
+  ): AppendResult => {
     const head = this.statements.head.get(stream)?.revision ?? undefined; // MAX() of no row is NULL
     checkExpected(stream, expected, head);
     let revision = head ?? -1;
@@ -101,7 +107,14 @@ export class SqliteEventStore implements EventStore {
     const now = new Date().toISOString();
     for (const event of events) {
       revision += 1;
-      const info = this.statements.insert.run(stream, revision, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), now);
+      const info = this.statements.insert.run(
+        stream,
+        revision,
+        event.type,
+        JSON.stringify(event.data),
+        JSON.stringify(event.metadata),
+        now,
+      );
       position = Number(info.lastInsertRowid);
     }
     return { nextRevision: revision, position };
@@ -113,7 +126,10 @@ export class SqliteEventStore implements EventStore {
     return result;
   }
 
-  async readStream(stream: string, { fromRevision = 0, maxCount = -1 }: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+  async readStream(
+    stream: string,
+    { fromRevision = 0, maxCount = -1 }: ReadStreamOptions = {},
+  ): Promise<RecordedEvent[]> {
     return guard(() => this.statements.stream.all(stream, fromRevision, maxCount).map(toRecorded));
   }
 
@@ -121,8 +137,19 @@ export class SqliteEventStore implements EventStore {
     return guard(() => this.statements.all.all(after, maxCount).map(toRecorded));
   }
 
-  subscribe(stream: string, fromRevision: number, onEvent: OnEvent, onError: (e: Error) => void = () => {}): Subscription {
-    return this.subscribers.add((from) => this.readStream(stream, { fromRevision: from, maxCount: 1000 }), fromRevision, onEvent, onError, this.pollMs);
+  subscribe(
+    stream: string,
+    fromRevision: number,
+    onEvent: OnEvent,
+    onError: (e: Error) => void = () => {},
+  ): Subscription {
+    return this.subscribers.add(
+      (from) => this.readStream(stream, { fromRevision: from, maxCount: 1000 }),
+      fromRevision,
+      onEvent,
+      onError,
+      this.pollMs,
+    );
   }
 
   async close(): Promise<void> {

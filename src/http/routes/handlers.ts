@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { ConfigService } from '../../application/service.js';
+import { ifMatchAccepts } from '../../domain/shared/guards.js';
 import type { Resource } from '../../domain/shared/types.js';
 import type { AnyEntry } from '../../domain/state.js';
 import { SCHEMAS } from '../../schemas/resources.js';
@@ -7,7 +8,6 @@ import type { WriteValidator } from '../../schemas/validator.js';
 import { readJsonObject } from '../body.js';
 import { present } from '../present.js';
 import { parseId, parseQuery, refuseQuery } from '../request.js';
-import { ifMatchAccepts } from '../../domain/shared/guards.js';
 import { CONFIG_BASE, type RouteKind } from './descriptors.js';
 
 export interface HandlerDeps {
@@ -24,11 +24,19 @@ const ifMatch = (ctx: Context) => ctx.get('If-Match') || undefined;
 function matchesFilters(resource: Resource, entry: AnyEntry, filters: Record<string, number | boolean>): boolean {
   const fields = entry as unknown as Record<string, unknown>;
   return Object.entries(filters).every(([name, value]) =>
-    resource === 'servers' && name === 'tag' ? (fields.tags as number[]).includes(value as number) : fields[name] === value,
+    resource === 'servers' && name === 'tag'
+      ? (fields.tags as number[]).includes(value as number)
+      : fields[name] === value,
   );
 }
 
-function respondWithEntry(ctx: Context, resource: Resource, status: number, body: Record<string, unknown>, entry: AnyEntry): void {
+function respondWithEntry(
+  ctx: Context,
+  resource: Resource,
+  status: number,
+  body: Record<string, unknown>,
+  entry: AnyEntry,
+): void {
   ctx.status = status;
   ctx.set('ETag', etag(entry));
   ctx.body = { ...body, item: present(resource, entry) };
@@ -85,11 +93,19 @@ export const HANDLERS: Record<RouteKind, Handler> = {
   },
 };
 
-async function change(ctx: Context, resource: Resource, { service, validator }: HandlerDeps, mode: 'replace' | 'patch') {
+async function change(
+  ctx: Context,
+  resource: Resource,
+  { service, validator }: HandlerDeps,
+  mode: 'replace' | 'patch',
+) {
   refuseQuery(ctx);
   const id = parseId(ctx.params.id);
   const { fields, restore } = validator.parse(resource, mode, await readJsonObject(ctx), id);
-  const request = mode === 'patch' ? { type: mode, id, fields, restore, ifMatch: ifMatch(ctx) } : { type: mode, id, fields, ifMatch: ifMatch(ctx) };
+  const request =
+    mode === 'patch'
+      ? { type: mode, id, fields, restore, ifMatch: ifMatch(ctx) }
+      : { type: mode, id, fields, ifMatch: ifMatch(ctx) };
   const result = await service.execute(resource, request, caller(ctx));
   respondWithEntry(ctx, resource, 200, { id, resource, updated: true, changed: result.changed }, result.entry!);
 }
