@@ -19,7 +19,7 @@ export interface Touched {
   revision: number;
 }
 
-function fold<E extends EntryMeta, V extends { data: { id: number } }>(
+function fold<E extends EntryMeta, V extends { type: string; data: { id: number } }>(
   resource: Resource,
   col: Collection<E>,
   evolve: (entry: E | undefined, event: V, at: string) => E | undefined,
@@ -28,6 +28,10 @@ function fold<E extends EntryMeta, V extends { data: { id: number } }>(
 ): Touched {
   const id = event.data.id;
   const before = col.entries.get(id);
+  // A creation never replaces an entry, nor takes a deleted id: the log and the fold would disagree.
+  if (event.type.endsWith('Created') && (before || col.deleted.has(id))) {
+    throw new Error(`${event.type} for ${resource}/${id}, which already exists`);
+  }
   const after = evolve(before, event, at);
   if (after) col.entries.set(id, after);
   else {

@@ -1,9 +1,10 @@
 import { isIP } from 'node:net';
+import { MAX_ID } from '../domain/shared/types.js';
+
+export { MAX_ID };
 
 /** A JSON Schema object, as ajv and OpenAPI 3.1 both read it. */
 export type JsonSchema = Record<string, unknown>;
-
-export const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 export const text = (minLength: number, maxLength: number, extra: JsonSchema = {}): JsonSchema => ({
   type: 'string',

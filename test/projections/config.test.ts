@@ -65,3 +65,16 @@ it('history redacts secrets, also inside changes', () => {
 });
 
 it.run();
+
+const refold = suite('projections: a creation never overwrites');
+
+refold('a Created event for an id that exists, or was deleted, is refused by the fold', () => {
+  const state = emptyState();
+  project(state, tagCreated(1, 'a') as ConfigEvent, '2026-01-01T00:00:00.000Z');
+  assert.throws(() => project(state, tagCreated(1, 'b') as ConfigEvent, 't'), /already exists/);
+  assert.is(state.tags.entries.get(1)?.name, 'a');
+  project(state, { type: 'TagDeleted', data: { id: 1 } } as ConfigEvent, 't');
+  assert.throws(() => project(state, tagCreated(1, 'c') as ConfigEvent, 't'), /already exists/);
+});
+
+refold.run();

@@ -1,5 +1,5 @@
 import { Conflict, Deleted, fieldError, NotFound, PreconditionFailed } from './errors.js';
-import type { Collection, EntryMeta, Resource } from './types.js';
+import { type Collection, type EntryMeta, MAX_ID, type Resource } from './types.js';
 
 /** `If-Match` as RFC 9110 reads it: `*`, or a list of (possibly weak) entity tags. */
 export function ifMatchAccepts(header: string, version: number): boolean {
@@ -23,7 +23,15 @@ export function loadForWrite<E extends EntryMeta>(
 
 /** Ids are never reused: an explicit id must never have been taken, else the next one above all used ids. */
 export function allocateId(resource: Resource, col: Collection<EntryMeta>, requested?: number): number {
-  if (requested === undefined) return col.lastId + 1;
+  if (requested === undefined) {
+    // Never past the largest id a client can address: the id space ends there, and no id is reused.
+    if (col.lastId >= MAX_ID) {
+      throw new Conflict(
+        `the ids of ${resource} are exhausted: ${MAX_ID} is taken and ids are never reused; create with an explicit id that was never used`,
+      );
+    }
+    return col.lastId + 1;
+  }
   if (col.entries.has(requested) || col.deleted.has(requested))
     throw new Conflict(`${resource} id ${requested} is already used`);
   return requested;

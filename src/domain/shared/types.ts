@@ -9,6 +9,9 @@ export const RESOURCES = [
 ] as const;
 export type Resource = (typeof RESOURCES)[number];
 
+/** The largest id: ids are JSON numbers, exact up to 2^53 − 1. */
+export const MAX_ID = Number.MAX_SAFE_INTEGER;
+
 /** A domain event as deciders produce it: a past-tense type and flat JSON-safe data. */
 export interface DomainEvent<T extends string = string, D = unknown> {
   type: T;

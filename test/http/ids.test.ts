@@ -1,0 +1,126 @@
+import fc from 'fast-check';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { replay } from '../../src/application/replay.js';
+import { RESOURCES, type Resource } from '../../src/domain/shared/types.js';
+import { BASE, type Harness, startHarness } from '../support/harness.js';
+import { makeKey } from '../support/keys.js';
+
+const MAX = Number.MAX_SAFE_INTEGER;
+const key = makeKey('ed25519');
+
+/** A valid body for each resource; `n` keeps every unique field unique. */
+function body(resource: Resource, n: number, refs: { server: number; sshKey: number }): Record<string, unknown> {
+  switch (resource) {
+    case 'tags':
+      return { name: `t${n}`, color: '#000000', background: '#FFFFFF' };
+    case 'clients':
+      return { libelle: `c${n}` };
+    case 'environments':
+      return { libelle: `e${n}`, key: `k${n}`, class: 'info', letter: 'E' };
+    case 'aliases':
+      return { id_mysql_server: refs.server, dns: `a${n}.example.net`, port: 3306 };
+    case 'storage-areas':
+      return { id_ssh_key: refs.sshKey, ip: '10.0.0.1', path: `/b${n}`, libelle: `area ${n}` };
+    case 'servers':
+      return {
+        id_client: 99,
+        id_environment: 1,
+        name: `s${n}`,
+        ip: `10.9.${n >> 8}.${n & 255}`,
+        login: 'l',
+        passwd: 'p',
+      };
+    case 'ssh-keys':
+      return { name: `k${n}`, user: `u${n}`, public_key: key.publicKey, private_key: key.privateKey };
+  }
+}
+
+async function prerequisites(h: Harness) {
+  const server = await h.request('POST', `${BASE}/servers`, {
+    body: { id_client: 99, id_environment: 1, name: 'base', ip: '10.8.0.1', login: 'l', passwd: 'p' },
+  });
+  const sshKey = await h.request('POST', `${BASE}/ssh-keys`, {
+    body: { name: 'base', user: 'base', public_key: key.publicKey, private_key: key.privateKey },
+  });
+  return { server: server.body.id as number, sshKey: sshKey.body.id as number };
+}
+
+const ids = (h: Harness, resource: Resource) =>
+  h.request('GET', `${BASE}/${resource}`).then((r) => r.body.items.map((e: { id: number }) => e.id) as number[]);
+
+/** Explicit ids at both ends of the range, and anywhere in between; `undefined`: let the service allocate. */
+const requestedId = fc.oneof(
+  fc.constantFrom(1, 2, 3, 98, 99, 100, MAX - 2, MAX - 1, MAX),
+  fc.integer({ min: 1, max: MAX }),
+  fc.constant(undefined),
+  fc.constant(undefined),
+);
+
+const it = suite('ids: allocation stays in the safe range and never overwrites an entry (property)');
+
+for (const resource of RESOURCES) {
+  it(`${resource}: explicit and allocated ids at both ends of the range`, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(requestedId, { minLength: 1, maxLength: 8 }), async (requests) => {
+        const h = await startHarness();
+        try {
+          const refs = await prerequisites(h);
+          const used = new Set(await ids(h, resource));
+          const names = new Map<number, unknown>();
+          let n = 0;
+          for (const id of requests) {
+            n += 1;
+            const sent = { ...body(resource, n, refs), ...(id === undefined ? {} : { id }) };
+            const before = h.service.revision;
+            const reply = await h.request('POST', `${BASE}/${resource}`, { body: sent });
+            const highest = Math.max(0, ...used);
+            const expected =
+              id === undefined ? (highest >= MAX ? 'exhausted' : highest + 1) : used.has(id) ? 'taken' : id;
+            if (typeof expected === 'number') {
+              assert.is(reply.status, 201, reply.text);
+              assert.is(reply.body.id, expected);
+              used.add(expected);
+              names.set(expected, reply.body.item);
+            } else {
+              assert.equal([reply.status, reply.body.code], [409, 'conflict'], reply.text);
+              if (expected === 'exhausted') assert.match(reply.body.detail, /exhausted/);
+              assert.is(h.service.revision, before, 'a refused create appends nothing');
+            }
+          }
+          for (const [id, item] of names) {
+            const read = await h.request('GET', `${BASE}/${resource}/${id}`);
+            assert.equal(read.body.item, item, `${resource}/${id} was overwritten`);
+          }
+          assert.equal(new Set(await ids(h, resource)), used);
+          const report = await replay(h.store, h.readModels, { apply: false });
+          assert.equal(report.differences, []);
+        } finally {
+          await h.close();
+        }
+      }),
+      { numRuns: 12 },
+    );
+  });
+}
+
+it('after the highest id is taken, explicit free ids below it still work', async () => {
+  const h = await startHarness();
+  try {
+    const top = await h.request('POST', `${BASE}/tags`, {
+      body: { ...body('tags', 1, { server: 0, sshKey: 0 }), id: MAX },
+    });
+    assert.is(top.body.id, MAX);
+    const refused = await h.request('POST', `${BASE}/tags`, { body: body('tags', 2, { server: 0, sshKey: 0 }) });
+    assert.equal([refused.status, refused.body.code], [409, 'conflict']);
+    const below = await h.request('POST', `${BASE}/tags`, {
+      body: { ...body('tags', 3, { server: 0, sshKey: 0 }), id: 5 },
+    });
+    assert.is(below.status, 201);
+    assert.equal(await ids(h, 'tags'), [5, MAX]);
+  } finally {
+    await h.close();
+  }
+});
+
+it.run();
