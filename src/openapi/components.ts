@@ -106,12 +106,15 @@ export function sharedComponents(): ComponentsObject {
         {
           errors: {
             type: 'array',
+            maxItems: 100,
+            description: 'every invalid field, up to 100',
             items: {
               type: 'object',
               properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
               required: ['field', 'code', 'message'],
             },
           },
+          error_count: { ...integer(101), description: 'how many problems there are in all, when more than 100' },
         },
         ['errors'],
       ),

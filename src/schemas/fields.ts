@@ -16,7 +16,12 @@ export const bool = (): JsonSchema => ({ type: 'boolean' });
 export const integer = (minimum: number, maximum = MAX_ID): JsonSchema => ({ type: 'integer', minimum, maximum });
 export const port = (): JsonSchema => integer(1, 65535);
 export const ref = (target: string): JsonSchema => ({ ...integer(1), description: `id of an existing ${target}` });
-export const color = (): JsonSchema => ({ type: 'string', pattern: '^#[0-9A-Fa-f]{6}$', description: '#RRGGBB' });
+export const color = (): JsonSchema => ({
+  type: 'string',
+  maxLength: 7,
+  pattern: '^#[0-9A-Fa-f]{6}$',
+  description: '#RRGGBB',
+});
 export const host = (maxLength: number): JsonSchema => ({
   type: 'string',
   minLength: 1,

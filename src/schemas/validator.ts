@@ -83,8 +83,9 @@ export class WriteValidator {
     const parsed: ParsedWrite = { fields: input };
     setAsideReadOnly(schema, mode, input, parsed, errors, pathId);
     normalise(schema, input);
+    setAsideLongArrays(schema, input, errors);
     const validate = this.compiled.get(`${resource}/${mode}`)!;
-    if (!validate(input)) errors.push(...toFieldErrors(validate.errors ?? []));
+    if (!validate(input)) for (const error of toFieldErrors(validate.errors ?? [])) errors.push(error);
     if (errors.length > 0) throw new ValidationFailed(errors);
     if (mode === 'create' && input.id !== undefined) {
       parsed.id = input.id as number;
@@ -161,6 +162,20 @@ function setAsideReadOnly(
     ...Object.keys(schema.outputExtras),
     ...(schema.ignored ?? []),
   ]) {
+    delete input[name];
+  }
+}
+
+/**
+ * An array longer than its schema allows is one problem, reported before the items are looked at:
+ * validating 100,000 items one by one would be work a client could make the service do for nothing.
+ */
+function setAsideLongArrays(schema: ResourceSchema, input: Record<string, unknown>, errors: FieldError[]): void {
+  for (const [name, field] of Object.entries(schema.fields)) {
+    const limit = field.schema.maxItems as number | undefined;
+    const value = input[name];
+    if (limit === undefined || !Array.isArray(value) || value.length <= limit) continue;
+    errors.push(fail(name, 'too_many', `must have at most ${limit} items`));
     delete input[name];
   }
 }

@@ -65,9 +65,21 @@ export class PreconditionFailed extends DomainError {
   }
 }
 
+/** A 422 lists at most this many problems; `error_count` gives the total when there are more. */
+export const MAX_LISTED_ERRORS = 100;
+const MAX_DETAILED_ERRORS = 5;
+
 export class ValidationFailed extends DomainError {
-  constructor(readonly errors: FieldError[]) {
-    super(422, 'validation_failed', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+  readonly errors: FieldError[];
+
+  constructor(errors: FieldError[]) {
+    const listed = errors.slice(0, MAX_LISTED_ERRORS);
+    const shown = errors.slice(0, MAX_DETAILED_ERRORS).map((e) => `${e.field}: ${e.message}`);
+    if (errors.length > MAX_DETAILED_ERRORS) shown.push(`… ${errors.length} problems in all`);
+    const extra =
+      errors.length > MAX_LISTED_ERRORS ? { errors: listed, error_count: errors.length } : { errors: listed };
+    super(422, 'validation_failed', shown.join('; '), extra);
+    this.errors = listed;
   }
 }
 

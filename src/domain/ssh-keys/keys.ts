@@ -15,6 +15,8 @@ export interface PublicKeyFacts {
 
 const TYPES: Record<string, SshKeyType> = { ed25519: 'ED25519', rsa: 'RSA' };
 export const MIN_RSA_BITS = 2048;
+/** Larger keys are not in use anywhere; a fabricated huge modulus would only cost work. */
+export const MAX_RSA_BITS = 16384;
 
 /** Reads one OpenSSH public key line; only ED25519 and RSA of at least 2048 bits are accepted. */
 export function analysePublicKey(text: string): PublicKeyFacts {
@@ -33,6 +35,13 @@ export function analysePublicKey(text: string): PublicKeyFacts {
       'public_key',
       'key_too_weak',
       `RSA keys need at least ${MIN_RSA_BITS} bits, this one has ${key.size}`,
+    );
+  }
+  if (type === 'RSA' && key.size > MAX_RSA_BITS) {
+    throw fieldError(
+      'public_key',
+      'key_too_large',
+      `RSA keys can have at most ${MAX_RSA_BITS} bits, this one has ${key.size}`,
     );
   }
   return {
