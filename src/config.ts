@@ -8,6 +8,19 @@ export interface Config {
   eventStoreConnectionString?: string;
   /** How often an instance looks for appends made by other instances (SQLite store), in ms. */
   pollMs: number;
+  http: HttpLimits;
+}
+
+/** What protects the service from slow and idle clients (see the README, Configuration). */
+export interface HttpLimits {
+  /** Connections served at once; more are closed as they arrive. */
+  maxConnections: number;
+  /** Time for a client to send the request's headers, idle connections included. */
+  headersTimeoutMs: number;
+  /** Time for a client to send the whole request, body included. */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between requests. */
+  keepAliveTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -51,5 +64,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventStore,
     eventStoreConnectionString,
     pollMs: integer(env, 'POLL_INTERVAL_MS', 100, 10, 60_000),
+    http: {
+      maxConnections: integer(env, 'MAX_CONNECTIONS', 512, 1, 100_000),
+      headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+      requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+    },
   };
 }

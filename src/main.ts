@@ -1,12 +1,12 @@
 import { mkdirSync, readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Logger, pino } from 'pino';
 import type { ReadModelStore } from './application/read-models.js';
 import { createSecretBox, loadSecretKey } from './application/secrets.js';
 import { ConfigService } from './application/service.js';
-import type { Config } from './config.js';
+import type { Config, HttpLimits } from './config.js';
 import { EsdbEventStore } from './event-store/esdb/store.js';
 import type { EventStore } from './event-store/port.js';
 import { SqliteReadModelStore } from './event-store/sqlite/read-models.js';
@@ -35,6 +35,19 @@ export function packageVersion(): string {
 
 export const createLogger = (level: string): Logger => pino({ level, base: { service: 'pmacontrol-config' } });
 
+/**
+ * Node's own guards against slow clients, with shorter defaults than Node's (60 s for headers, 5 min
+ * for a request), checked every second rather than every 30 s.
+ */
+function serverOptions(limits: HttpLimits): ServerOptions {
+  return {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+  };
+}
+
 export interface Running {
   server: Server;
   port: number;
@@ -62,7 +75,9 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
     throw error;
   }
   const app = createApp({ service, logger, openapi: buildOpenApi(packageVersion()) });
-  const server = app.listen(config.port, config.host);
+  const server = createServer(serverOptions(config.http), app.callback());
+  server.maxConnections = config.http.maxConnections;
+  server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const port = (server.address() as AddressInfo).port;
   logger.info(
