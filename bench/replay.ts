@@ -12,23 +12,26 @@ import { SqliteEventStore } from '../src/event-store/sqlite/store.js';
 const total = Number(process.env.BENCH_EVENTS ?? 50_000);
 const file = join(mkdtempSync(join(tmpdir(), 'pmacontrol-replay-')), 'events.sqlite');
 const store = new SqliteEventStore(file);
-const metadata = (type: string, id: number) => ({
-  actor: 'bench',
-  request_id: randomBytes(8).toString('hex'),
-  at: new Date().toISOString(),
-  entry: entryStream(resourceOfEvent(type)!, id),
-});
+const metadata = (type: string, id?: number) => {
+  const resource = resourceOfEvent(type);
+  return {
+    actor: 'bench',
+    request_id: randomBytes(8).toString('hex'),
+    at: new Date().toISOString(),
+    ...(resource && id !== undefined ? { entry: entryStream(resource, id) } : {}),
+  };
+};
 
 let revision = -1;
-const append = async (events: { type: string; data: { id: number } }[]) => {
+const append = async (events: { type: string; data: object }[]) => {
   const result = await store.append(
     CONFIG_STREAM,
-    events.map((e) => ({ ...e, metadata: metadata(e.type, e.data.id) })),
+    events.map((e) => ({ ...e, metadata: metadata(e.type, (e.data as { id?: number }).id) })),
     revision === -1 ? 'no_stream' : revision,
   );
   revision = result.nextRevision;
 };
-await append(genesisEvents());
+await append(genesisEvents('0'.repeat(32)));
 const batch: { type: string; data: { id: number } & Record<string, unknown> }[] = [];
 for (let i = 1; revision + batch.length < total - 1; i++) {
   batch.push({ type: 'TagCreated', data: { id: i, name: `t${i}`, color: '#000000', background: '#FFFFFF' } });

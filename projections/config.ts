@@ -42,7 +42,12 @@ function fold<E extends EntryMeta, V extends { type: string; data: { id: number 
   return { resource, id, revision: before?.version ?? 0 };
 }
 
-export function project(state: ConfigState, event: ConfigEvent, at: string): Touched {
+/** Applies one event; returns the entry it touched, or undefined for an event about no entry. */
+export function project(state: ConfigState, event: ConfigEvent, at: string): Touched | undefined {
+  if (event.type === 'SecretKeyRecorded') {
+    state.secretKey = { fingerprint: event.data.fingerprint, at };
+    return undefined;
+  }
   const resource = resourceOfEvent(event.type);
   switch (resource) {
     case 'tags':

@@ -1,4 +1,5 @@
 import { replay } from './application/replay.js';
+import { StartRefused } from './application/secret-key.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, openStores, packageVersion, start } from './main.js';
 import { buildOpenApi } from './openapi/build.js';
@@ -81,9 +82,9 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error) => {
-    console.error(
-      error instanceof ConfigError ? `configuration: ${error.message}` : `error: ${(error as Error).message}`,
-    );
+    const prefix =
+      error instanceof ConfigError ? 'configuration' : error instanceof StartRefused ? 'refused to start' : 'error';
+    console.error(`${prefix}: ${(error as Error).message}`);
     process.exitCode = 1;
   },
 );

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Logger, pino } from 'pino';
 import type { ReadModelStore } from './application/read-models.js';
-import { createSecretBox, loadSecretKey } from './application/secrets.js';
+import { openSecretKey } from './application/secret-key.js';
 import { ConfigService } from './application/service.js';
 import type { Config, HttpLimits } from './config.js';
 import { EsdbEventStore } from './event-store/esdb/store.js';
@@ -58,11 +58,10 @@ export interface Running {
 /** Starts the service; `close` stops taking connections, lets in-flight requests finish, then closes the stores. */
 export async function start(config: Config, logger: Logger): Promise<Running> {
   const { store, readModels } = openStores(config);
-  const secrets = createSecretBox(loadSecretKey(config.dataDir, config.secretKey));
   const service = new ConfigService({
     store,
     readModels,
-    secrets,
+    secretKey: (recorded) => openSecretKey({ fromEnv: config.secretKey, dataDir: config.dataDir }, recorded),
     clock: { now: () => new Date() },
     onBackgroundError: (error) =>
       logger.error({ err: { name: error.name, message: error.message } }, 'projection error'),

@@ -19,11 +19,11 @@ it('data survives a restart; the restart loads the stored read models instead of
   assert.match(first.output(), /"msg":"stopped"/);
   const second = await spawnService({ DATA_DIR: dataDir });
   try {
-    assert.match(second.output(), /"revision":7/); // genesis (0–6) + the tag (7): started at the stored checkpoint
+    assert.match(second.output(), /"revision":8/); // genesis (0–7) + the tag (8): started at the stored checkpoint
     const read = await send(second.url, 'GET', `${BASE}/tags/${made.body.id}`);
     assert.is(read.body.item.name, 'kept');
     const checkpoint = new Database(join(dataDir, 'read-models.sqlite'), { readonly: true });
-    assert.equal(checkpoint.prepare("SELECT revision FROM checkpoint WHERE name = 'config'").get(), { revision: 7 });
+    assert.equal(checkpoint.prepare("SELECT revision FROM checkpoint WHERE name = 'config'").get(), { revision: 8 });
     checkpoint.close();
   } finally {
     await second.stop();
@@ -110,7 +110,7 @@ it('replay: rebuilds from the log, reports a tampered read model, --apply repair
   await service.stop();
   const clean = await runCli(['replay'], { DATA_DIR: dataDir });
   assert.is(clean.code, 0, clean.stdout + clean.stderr);
-  assert.match(clean.stdout, /replayed 9 events/);
+  assert.match(clean.stdout, /replayed 10 events/);
   assert.match(clean.stdout, /read models match the log/);
   const db = new Database(join(dataDir, 'read-models.sqlite'));
   db.prepare(

@@ -19,6 +19,7 @@ export function foldInto(
   for (const event of events) {
     const metadata = event.metadata as unknown as EventMetadata;
     const change = project(state, event as unknown as ConfigEvent, metadata.at);
+    if (!change) continue;
     history.push(historyRow(change.resource, change.revision, { ...event, metadata }));
     touched.set(`${change.resource}/${change.id}`, { resource: change.resource, id: change.id });
   }
@@ -74,7 +75,8 @@ export class Projector {
       return { ...change, entry: col.entries.get(change.id) as AnyEntry | undefined };
     });
     try {
-      this.readModels.save({ revision: this.revision, entries, lastIds, history: this.pendingHistory });
+      const batch = { revision: this.revision, entries, lastIds, history: this.pendingHistory };
+      this.readModels.save({ ...batch, secretKey: this.state.secretKey });
     } catch (error) {
       this.onSaveError(error as Error);
       return;

@@ -17,6 +17,8 @@ export interface EntryChange {
 
 export interface ProjectionBatch {
   revision: number;
+  /** The state's facts about no entry (the recorded key fingerprint). */
+  secretKey?: ConfigState['secretKey'];
   entries: EntryChange[];
   lastIds: Partial<Record<Resource, number>>;
   history: HistoryRow[];

@@ -1,5 +1,5 @@
 import type { HistoryRow } from '../../projections/history.js';
-import type { Collection, EntryMeta, Resource } from '../domain/shared/types.js';
+import { type Collection, type EntryMeta, RESOURCES } from '../domain/shared/types.js';
 import { emptyState } from '../domain/state.js';
 import type { EventStore } from '../event-store/port.js';
 import { CONFIG_STREAM, foldInto } from './projector.js';
@@ -40,7 +40,11 @@ export function compare(
   if (rebuilt.snapshot.revision !== stored.snapshot.revision) {
     differences.push(`checkpoint: log revision ${rebuilt.snapshot.revision}, stored ${stored.snapshot.revision}`);
   }
-  for (const resource of Object.keys(rebuilt.snapshot.state) as Resource[]) {
+  const [keyA, keyB] = [rebuilt.snapshot.state.secretKey, stored.snapshot.state.secretKey].map((k) =>
+    JSON.stringify(k),
+  );
+  if (keyA !== keyB) differences.push(`secret key: rebuilt ${keyA ?? 'none'}, stored ${keyB ?? 'none'}`);
+  for (const resource of RESOURCES) {
     const a = rebuilt.snapshot.state[resource] as Collection<EntryMeta>;
     const b = stored.snapshot.state[resource] as Collection<EntryMeta>;
     for (const id of new Set([...a.entries.keys(), ...b.entries.keys()])) {

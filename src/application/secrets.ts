@@ -1,6 +1,4 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { SecretBox } from '../domain/shared/secrets.js';
 
 const VERSION = 'v1';
@@ -27,29 +25,4 @@ export function createSecretBox(key: Buffer): SecretBox {
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
     },
   };
-}
-
-/** `CONFIG_SECRET_KEY` as 64 hex digits or base64 of 32 bytes. */
-export function parseSecretKey(text: string): Buffer {
-  const trimmed = text.trim();
-  const key = /^[0-9a-fA-F]{64}$/.test(trimmed) ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64');
-  if (key.length !== 32) throw new Error('CONFIG_SECRET_KEY must be 32 bytes, written as 64 hex digits or in base64');
-  return key;
-}
-
-/** The key from the environment, else the one in `<dataDir>/secret.key`, created (mode 0600) on first start. */
-export function loadSecretKey(dataDir: string, fromEnv?: string): Buffer {
-  if (fromEnv) return parseSecretKey(fromEnv);
-  const file = join(dataDir, 'secret.key');
-  mkdirSync(dataDir, { recursive: true });
-  const draft = `${file}.${process.pid}.tmp`;
-  writeFileSync(draft, randomBytes(32).toString('hex') + '\n', { mode: 0o600 });
-  try {
-    linkSync(draft, file); // atomic and exclusive: instances starting together agree on one key
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    unlinkSync(draft);
-  }
-  return parseSecretKey(readFileSync(file, 'utf8'));
 }

@@ -7,6 +7,8 @@ import type { DomainEvent, EventMetadata, Resource } from '../domain/shared/type
 import { type AnyEntry, entryStream, resourceOfEvent } from '../domain/state.js';
 import { type EventStore, StoreUnavailable, WrongExpectedRevision } from '../event-store/port.js';
 import { prepare, type WriteRequest } from './prepare.js';
+import { assertMatches, keyFingerprint, type RecordedKey, StartRefused } from './secret-key.js';
+import { createSecretBox } from './secrets.js';
 import { CONFIG_STREAM, Projector } from './projector.js';
 import type { ReadModelStore } from './read-models.js';
 
@@ -30,7 +32,8 @@ export interface WriteResult {
 export interface ServiceDeps {
   store: EventStore;
   readModels: ReadModelStore;
-  secrets: SecretBox;
+  /** The key secrets are sealed under, checked against the fingerprint the log recorded (if any). */
+  secretKey: (recorded: RecordedKey | undefined) => Buffer;
   clock: Clock;
   onBackgroundError?: (error: Error) => void;
 }
@@ -46,6 +49,7 @@ const MAX_ATTEMPTS = 25;
 export class ConfigService {
   private readonly projector: Projector;
   private queue: Promise<unknown> = Promise.resolve();
+  private secrets?: SecretBox;
 
   constructor(private readonly deps: ServiceDeps) {
     this.projector = new Projector(deps.store, deps.readModels, deps.onBackgroundError);
@@ -54,15 +58,41 @@ export class ConfigService {
   async start(): Promise<void> {
     this.projector.load();
     await this.projector.catchUp();
-    if (this.projector.revision === -1) {
-      await this.serialised(() =>
-        this.append(genesisEvents(), { actor: 'system', requestId: 'genesis' }).catch((error) => {
-          if (!(error instanceof WrongExpectedRevision)) throw error; // another instance wrote it first
-        }),
-      );
-      await this.projector.catchUp();
-    }
+    const key = this.deps.secretKey(this.projector.state.secretKey);
+    this.secrets = createSecretBox(key);
+    if (this.projector.revision === -1) await this.writeOnce(genesisEvents(keyFingerprint(key)));
+    else if (!this.projector.state.secretKey) await this.recordLegacyKey(key);
+    // Another instance may have written first, with its own key: this one must be the same.
+    assertMatches(key, "this instance's key", this.projector.state.secretKey!);
     this.projector.follow(this.deps.onBackgroundError ?? (() => {}));
+  }
+
+  /** Appends system events unless another instance appended first (then it wrote the same). */
+  private async writeOnce(events: DomainEvent[]): Promise<void> {
+    await this.serialised(() =>
+      this.append(events, { actor: 'system', requestId: 'genesis' }).catch((error) => {
+        if (!(error instanceof WrongExpectedRevision)) throw error;
+      }),
+    );
+    await this.projector.catchUp();
+  }
+
+  /** A log from before fingerprints were recorded: the key must open its secrets before it is recorded. */
+  private async recordLegacyKey(key: Buffer): Promise<void> {
+    const state = this.projector.state;
+    const sealed =
+      [...state.servers.entries.values()].find((s) => s.passwd)?.passwd ??
+      [...state['ssh-keys'].entries.values()].find((k) => k.private_key)?.private_key;
+    if (sealed !== undefined) {
+      try {
+        this.secrets!.open(sealed);
+      } catch {
+        throw new StartRefused(
+          'the log holds secrets that this key cannot open: start with the key they were sealed under (secret.key or CONFIG_SECRET_KEY)',
+        );
+      }
+    }
+    await this.writeOnce([{ type: 'SecretKeyRecorded', data: { fingerprint: keyFingerprint(key) } }]);
   }
 
   async stop(): Promise<void> {
@@ -96,7 +126,7 @@ export class ConfigService {
       for (let attempt = 1; ; attempt++) {
         await this.projector.catchUp();
         const state = this.projector.state;
-        const events = decide(resource, prepare(resource, request, state, this.deps.secrets), state);
+        const events = decide(resource, prepare(resource, request, state, this.secrets!), state);
         const id = request.type === 'create' ? ((events[0]?.data as { id?: number } | undefined)?.id ?? 0) : request.id;
         if (events.length > 0) {
           try {
@@ -121,7 +151,8 @@ export class ConfigService {
     const at = this.deps.clock.now().toISOString();
     const expected = this.projector.revision === -1 ? 'no_stream' : this.projector.revision;
     const records = events.map((event) => {
-      const entry = entryStream(resourceOfEvent(event.type)!, (event.data as { id: number }).id);
+      const resource = resourceOfEvent(event.type);
+      const entry = resource && entryStream(resource, (event.data as { id: number }).id);
       return {
         type: event.type,
         data: event.data,

@@ -1,9 +1,13 @@
 import { FALLBACK_CLIENT_ID } from './clients/decide.js';
 import type { ClientEvent } from './clients/events.js';
 import type { EnvironmentEvent } from './environments/events.js';
+import type { SecretKeyRecorded } from './state.js';
 
-/** What an empty store starts with: PmaControl's environments 1–6 and its fallback client 99. */
-export function genesisEvents(): (EnvironmentEvent | ClientEvent)[] {
+/**
+ * What an empty store starts with: PmaControl's environments 1–6, its fallback client 99, and the
+ * fingerprint of the key its secrets will be sealed under.
+ */
+export function genesisEvents(keyFingerprint: string): (EnvironmentEvent | ClientEvent | SecretKeyRecorded)[] {
   const environments = [
     ['Production', 'prod', 'danger', 'P'],
     ['Preprod', 'preprod', 'warning', 'U'],
@@ -20,5 +24,6 @@ export function genesisEvents(): (EnvironmentEvent | ClientEvent)[] {
       }),
     ),
     { type: 'ClientCreated', data: { id: FALLBACK_CLIENT_ID, libelle: 'Unassigned', logo: '', is_monitored: false } },
+    { type: 'SecretKeyRecorded', data: { fingerprint: keyFingerprint } },
   ];
 }

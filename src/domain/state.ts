@@ -2,7 +2,7 @@ import type { Alias, AliasEvent } from './aliases/events.js';
 import type { Client, ClientEvent } from './clients/events.js';
 import type { Environment, EnvironmentEvent } from './environments/events.js';
 import type { Server, ServerEvent } from './servers/events.js';
-import type { Collection, Resource } from './shared/types.js';
+import type { Collection, DomainEvent, Resource } from './shared/types.js';
 import { emptyCollection } from './shared/types.js';
 import type { SshKey, SshKeyEvent } from './ssh-keys/events.js';
 import type { StorageArea, StorageAreaEvent } from './storage-areas/events.js';
@@ -17,9 +17,15 @@ export interface ConfigState {
   'storage-areas': Collection<StorageArea>;
   servers: Collection<Server>;
   'ssh-keys': Collection<SshKey>;
+  /** The fingerprint of the key secrets are sealed under, as the log last recorded it. */
+  secretKey?: { fingerprint: string; at: string };
 }
 
+/** Records which key the secrets are sealed under (never the key). */
+export type SecretKeyRecorded = DomainEvent<'SecretKeyRecorded', { fingerprint: string }>;
+
 export type ConfigEvent =
+  | SecretKeyRecorded
   | TagEvent
   | ClientEvent
   | EnvironmentEvent

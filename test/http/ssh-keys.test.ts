@@ -175,32 +175,53 @@ it('secrets never appear in responses, history, logs or the event log', async ({
   assert.ok(JSON.stringify(await h.store.readAll()).includes('"passwd":"v1:'));
 });
 
-it('secrets sealed under another key: a new secret replaces them, a missing one is a 422, never a 500', async () => {
+/** A log from before key fingerprints were recorded, whose secrets were sealed under two keys (the old silent key replacement). */
+async function legacyLog(keyA: Buffer, keyB: Buffer) {
   const { InMemoryEventStore } = await import('../../src/event-store/in-memory/store.js');
+  const serverBody = (id: number, passwd: string) => ({
+    body: { id, id_client: 99, id_environment: 1, name: `s${id}`, ip: `10.0.0.${id}`, login: 'l', passwd },
+  });
+  const underB = await startHarness({ secretKey: keyB });
+  await underB.request('POST', `${BASE}/servers`, serverBody(1, 'first'));
+  const underA = await startHarness({ secretKey: keyA });
+  await underA.request('POST', `${BASE}/servers`, serverBody(2, 'old'));
+  await underA.request('POST', `${BASE}/ssh-keys`, {
+    body: { id: 1, name: 'a', user: 'root', public_key: ed.publicKey, private_key: ed.privateKey },
+  });
+  const legacy = new InMemoryEventStore();
+  const genesis = (await underA.store.readAll()).filter((e) => e.position <= 7 && e.type !== 'SecretKeyRecorded');
+  const later = [...(await underB.store.readAll()), ...(await underA.store.readAll())].filter((e) => e.position > 8);
+  const events = [...genesis, ...later].map(({ type, data, metadata }) => ({ type, data, metadata }));
+  await legacy.append('pmacontrol-config', events, 'no_stream');
+  await underA.close();
+  await underB.close();
+  return legacy;
+}
+
+it('a log from before fingerprints, with secrets under two keys: never a 500, the key is recorded', async () => {
   const { randomBytes } = await import('node:crypto');
-  const store = new InMemoryEventStore();
-  const first = await startHarness({ store, secretKey: randomBytes(32) });
-  const key = await first.request('POST', `${BASE}/ssh-keys`, {
-    body: { name: 'a', user: 'root', public_key: ed.publicKey, private_key: ed.privateKey },
-  });
-  const server = await first.request('POST', `${BASE}/servers`, {
-    body: { id_client: 99, id_environment: 1, name: 's', ip: '10.0.0.1', login: 'l', passwd: 'old' },
-  });
-  await first.close(); // the in-memory log outlives close(): the second service reads it
-  const second = await startHarness({ store, secretKey: randomBytes(32) });
+  const [keyA, keyB] = [randomBytes(32), randomBytes(32)];
+  const store = await legacyLog(keyA, keyB);
+  const second = await startHarness({ store, secretKey: keyB });
   try {
-    const rotated = await second.request('PATCH', `${BASE}/servers/${server.body.id}`, { body: { passwd: 'old' } });
+    const recorded = (await store.readAll()).filter((e) => e.type === 'SecretKeyRecorded');
+    assert.is(recorded.length, 1, 'the key is recorded on the first start');
+    const rotated = await second.request('PATCH', `${BASE}/servers/2`, { body: { passwd: 'old' } });
     assert.equal([rotated.status, rotated.body.changed], [200, true]);
-    const rename = await second.request('PATCH', `${BASE}/ssh-keys/${key.body.id}`, {
-      body: { public_key: rsa.publicKey },
-    });
+    const rename = await second.request('PATCH', `${BASE}/ssh-keys/1`, { body: { public_key: rsa.publicKey } });
     assert.equal([rename.status, rename.body.errors[0].field], [422, 'private_key']);
-    const resent = await second.request('PATCH', `${BASE}/ssh-keys/${key.body.id}`, {
-      body: { private_key: ed.privateKey },
-    });
+    const resent = await second.request('PATCH', `${BASE}/ssh-keys/1`, { body: { private_key: ed.privateKey } });
     assert.equal([resent.status, resent.body.changed], [200, true]);
   } finally {
     await second.close();
+  }
+  const { StartRefused } = await import('../../src/application/secret-key.js');
+  const fresh = await legacyLog(keyA, keyB);
+  try {
+    await startHarness({ store: fresh, secretKey: keyA });
+    assert.unreachable('a key that cannot open the first secret of a legacy log is refused');
+  } catch (error) {
+    assert.instance(error, StartRefused);
   }
 });
 

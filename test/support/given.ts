@@ -9,7 +9,7 @@ import { type ConfigEvent, type ConfigState, emptyState } from '../../src/domain
 /** given events (after genesis) / when a command / then events or an error. */
 export function given(...events: DomainEvent[]) {
   const state: ConfigState = emptyState();
-  for (const [i, event] of [...genesisEvents(), ...events].entries())
+  for (const [i, event] of [...genesisEvents('0'.repeat(32)), ...events].entries())
     project(state, event as ConfigEvent, new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString());
   return {
     state,

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
 import type { ReadModelStore } from '../../src/application/read-models.js';
-import { createSecretBox } from '../../src/application/secrets.js';
+import { assertMatches } from '../../src/application/secret-key.js';
 import { type Clock, ConfigService } from '../../src/application/service.js';
 import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
 import type { EventStore } from '../../src/event-store/port.js';
@@ -61,10 +61,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   );
   const store = options.store ?? new InMemoryEventStore();
   const readModels = options.readModels ?? new SqliteReadModelStore(':memory:');
+  const key = options.secretKey ?? randomBytes(32);
   const service = new ConfigService({
     store,
     readModels,
-    secrets: createSecretBox(options.secretKey ?? randomBytes(32)),
+    secretKey: (recorded) => {
+      if (recorded) assertMatches(key, 'the test key', recorded);
+      return key;
+    },
     clock: testClock(),
     onBackgroundError: (error) => logs.push(`background error: ${error.message}`),
   });

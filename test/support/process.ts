@@ -58,10 +58,11 @@ export function spawnService(env: Record<string, string>): Promise<ServiceProces
   });
 }
 
-/** Runs the CLI to completion. */
+/** Runs the CLI to completion; a run still going after `limitMs` is killed and reported with code null. */
 export function runCli(
   args: string[],
   env: Record<string, string>,
+  limitMs = 60_000,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
@@ -73,6 +74,10 @@ export function runCli(
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }

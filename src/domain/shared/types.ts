@@ -23,8 +23,8 @@ export interface EventMetadata {
   actor: string;
   request_id: string;
   at: string;
-  /** The entry's stream name in EventStoreDB category form, e.g. `sshKey-12`. */
-  entry: string;
+  /** The entry's stream name in EventStoreDB category form, e.g. `sshKey-12`; absent for events about no entry. */
+  entry?: string;
 }
 
 export interface EntryMeta {

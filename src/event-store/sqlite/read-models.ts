@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import type { HistoryItem, HistoryRow } from '../../../projections/history.js';
 import type { ProjectionBatch, ReadModelSnapshot, ReadModelStore } from '../../application/read-models.js';
-import type { Collection, EntryMeta, Resource } from '../../domain/shared/types.js';
+import { type Collection, type EntryMeta, RESOURCES, type Resource } from '../../domain/shared/types.js';
 import { type AnyEntry, emptyState } from '../../domain/state.js';
 
 const SCHEMA = `
@@ -13,7 +13,8 @@ CREATE TABLE IF NOT EXISTS history (
   type TEXT NOT NULL, at TEXT NOT NULL, actor TEXT NOT NULL, request_id TEXT NOT NULL, data TEXT NOT NULL,
   PRIMARY KEY (resource, entry_id, revision)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS checkpoint (name TEXT PRIMARY KEY, revision INTEGER NOT NULL);`;
+CREATE TABLE IF NOT EXISTS checkpoint (name TEXT PRIMARY KEY, revision INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS facts (name TEXT PRIMARY KEY, value TEXT NOT NULL);`;
 
 interface HistoryRecord extends Omit<HistoryRow, 'data'> {
   data: string;
@@ -43,6 +44,8 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.sql = {
       checkpoint: this.db.prepare<[], { revision: number }>("SELECT revision FROM checkpoint WHERE name = 'config'"),
       setCheckpoint: this.db.prepare("INSERT OR REPLACE INTO checkpoint (name, revision) VALUES ('config', ?)"),
+      fact: this.db.prepare<[string], { value: string }>('SELECT value FROM facts WHERE name = ?'),
+      setFact: this.db.prepare('INSERT OR REPLACE INTO facts (name, value) VALUES (?, ?)'),
       upsert: this.db.prepare('INSERT OR REPLACE INTO entries (resource, id, doc) VALUES (?, ?, ?)'),
       remove: this.db.prepare('DELETE FROM entries WHERE resource = ? AND id = ?'),
       tombstone: this.db.prepare('INSERT OR IGNORE INTO tombstones (resource, id) VALUES (?, ?)'),
@@ -82,6 +85,8 @@ export class SqliteReadModelStore implements ReadModelStore {
       .all()) {
       col(row.resource).lastId = row.last_id;
     }
+    const secretKey = this.sql.fact.get('secret_key')?.value;
+    if (secretKey) state.secretKey = JSON.parse(secretKey);
     return { state, revision: this.revision() };
   }
 
@@ -98,6 +103,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         }
         for (const [resource, lastId] of Object.entries(batch.lastIds)) this.sql.counter.run(resource, lastId);
         for (const row of batch.history) this.sql.addHistory.run({ ...row, data: JSON.stringify(row.data) });
+        if (batch.secretKey) this.sql.setFact.run('secret_key', JSON.stringify(batch.secretKey));
         this.sql.setCheckpoint.run(batch.revision);
       })
       .immediate();
@@ -117,23 +123,17 @@ export class SqliteReadModelStore implements ReadModelStore {
   replace(snapshot: ReadModelSnapshot, history: HistoryRow[]): void {
     this.db
       .transaction(() => {
-        for (const table of ['entries', 'tombstones', 'counters', 'history', 'checkpoint'])
+        for (const table of ['entries', 'tombstones', 'counters', 'history', 'checkpoint', 'facts'])
           this.db.exec(`DELETE FROM ${table}`);
-        const entries = Object.entries(snapshot.state).flatMap(([resource, col]) =>
-          [...(col as Collection<AnyEntry>).entries.values()].map((entry) => ({
-            resource: resource as Resource,
-            id: entry.id,
-            entry,
-          })),
+        const col = (resource: Resource) => snapshot.state[resource] as Collection<AnyEntry>;
+        const entries = RESOURCES.flatMap((resource) =>
+          [...col(resource).entries.values()].map((entry) => ({ resource, id: entry.id, entry })),
         );
-        const tombstones = Object.entries(snapshot.state).flatMap(([resource, col]) =>
-          [...(col as Collection<AnyEntry>).deleted].map((id) => ({ resource: resource as Resource, id })),
-        );
-        const lastIds = Object.fromEntries(
-          Object.entries(snapshot.state).map(([r, col]) => [r, (col as Collection<AnyEntry>).lastId]),
-        );
+        const tombstones = RESOURCES.flatMap((resource) => [...col(resource).deleted].map((id) => ({ resource, id })));
+        const lastIds = Object.fromEntries(RESOURCES.map((resource) => [resource, col(resource).lastId]));
         this.sql.setCheckpoint.run(-1);
-        this.save({ revision: snapshot.revision, entries: [...entries, ...tombstones], lastIds, history });
+        const batch = { revision: snapshot.revision, entries: [...entries, ...tombstones], lastIds, history };
+        this.save({ ...batch, secretKey: snapshot.state.secretKey });
       })
       .immediate();
   }

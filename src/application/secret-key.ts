@@ -1,0 +1,106 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { existsSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The start was refused to protect the data; the message says what happened and what to do. */
+export class StartRefused extends Error {
+  override name = 'StartRefused';
+}
+
+/** Where the key comes from: `CONFIG_SECRET_KEY`, else `<dataDir>/secret.key`. */
+export interface KeySource {
+  fromEnv?: string;
+  dataDir: string;
+}
+
+/** The fingerprint recorded in the log: it identifies the key and reveals nothing of it. */
+export interface RecordedKey {
+  fingerprint: string;
+  at: string;
+}
+
+/** HMAC-SHA-256 of a fixed label under the key, 128 bits in hex. */
+export const keyFingerprint = (key: Buffer): string =>
+  createHmac('sha256', key).update('pmacontrol-config/key-fingerprint/v1').digest('hex').slice(0, 32);
+
+/** `CONFIG_SECRET_KEY` as 64 hex digits or base64 of 32 bytes. */
+export function parseSecretKey(text: string): Buffer {
+  const trimmed = text.trim();
+  const key = /^[0-9a-fA-F]{64}$/.test(trimmed) ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64');
+  if (key.length !== 32)
+    throw new StartRefused('CONFIG_SECRET_KEY must be 32 bytes, written as 64 hex digits or in base64');
+  return key;
+}
+
+const keyFile = (dataDir: string) => join(dataDir, 'secret.key');
+
+/**
+ * The key, checked against the fingerprint the log recorded. A key is generated (into
+ * `secret.key`, mode 0600) only when the log has none recorded: a lost key is never silently
+ * replaced, since every secret sealed under it would become unreadable.
+ */
+export function openSecretKey(source: KeySource, recorded: RecordedKey | undefined): Buffer {
+  const file = keyFile(source.dataDir);
+  const [key, origin] = source.fromEnv
+    ? [parseSecretKey(source.fromEnv), 'CONFIG_SECRET_KEY']
+    : existsSync(file)
+      ? [readKeyFile(file), file]
+      : [missingKey(file, recorded), file];
+  if (recorded) assertMatches(key, origin, recorded);
+  return key;
+}
+
+/** Fails unless `key` is the one recorded. */
+export function assertMatches(key: Buffer, origin: string, recorded: RecordedKey): void {
+  const fingerprint = keyFingerprint(key);
+  if (fingerprint === recorded.fingerprint) return;
+  throw new StartRefused(
+    [
+      `the key from ${origin} (fingerprint ${fingerprint}) does not match the key the data was sealed under`,
+      `(fingerprint ${recorded.fingerprint}, recorded ${recorded.at}). Its secrets cannot be opened with another key.`,
+      'Start with the original key: restore secret.key from a backup of this DATA_DIR, or set CONFIG_SECRET_KEY to it.',
+    ].join('\n'),
+  );
+}
+
+function readKeyFile(file: string): Buffer {
+  const mode = statSync(file).mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    throw new StartRefused(
+      `${file} is readable by others (mode ${mode.toString(8).padStart(4, '0')}): run chmod 600 ${file} and start again`,
+    );
+  }
+  try {
+    return parseSecretKey(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new StartRefused(`${file} does not hold a key: ${(error as Error).message}`);
+  }
+}
+
+function missingKey(file: string, recorded: RecordedKey | undefined): Buffer {
+  if (recorded) {
+    throw new StartRefused(
+      [
+        `${file} is missing, but the data here was sealed under the key with fingerprint ${recorded.fingerprint}`,
+        `(recorded ${recorded.at}). A new key would make every stored password and private key unreadable.`,
+        'Restore secret.key from a backup of this DATA_DIR (mode 0600), or set CONFIG_SECRET_KEY to the original key.',
+      ].join('\n'),
+    );
+  }
+  return generateKeyFile(file);
+}
+
+/** Atomic and exclusive (`link`): instances starting together on one DATA_DIR agree on one key. */
+function generateKeyFile(file: string): Buffer {
+  mkdirSync(join(file, '..'), { recursive: true });
+  const draft = `${file}.${process.pid}.tmp`;
+  writeFileSync(draft, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+  try {
+    linkSync(draft, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    unlinkSync(draft);
+  }
+  return readKeyFile(file);
+}
