@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { suite } from 'uvu';
@@ -169,3 +169,69 @@ locked('a write that cannot take the SQLite lock gets 503 after the busy timeout
 });
 
 locked.run();
+
+const mismatch = suite('persistence: read models the log does not hold are never served');
+
+const tag = (name: string) => ({ body: { name, color: '#000000', background: '#FFFFFF' } });
+
+/** A data directory with one tag, a copy of its log at that point, then a second tag. */
+async function withOldBackup() {
+  const dataDir = tempDir();
+  const service = await spawnService({ DATA_DIR: dataDir });
+  await send(service.url, 'POST', `${BASE}/tags`, tag('first'));
+  await service.stop();
+  const backup = readFileSync(join(dataDir, 'events.sqlite'));
+  const again = await spawnService({ DATA_DIR: dataDir });
+  await send(again.url, 'POST', `${BASE}/tags`, tag('second'));
+  await again.stop();
+  return { dataDir, backup };
+}
+
+const replaceLog = (dataDir: string, bytes?: Buffer) => {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(join(dataDir, `events.sqlite${suffix}`), { force: true });
+  if (bytes) writeFileSync(join(dataDir, 'events.sqlite'), bytes);
+};
+
+mismatch('a log older than the read models (an old backup restored) is refused, saying what to do', async () => {
+  const { dataDir, backup } = await withOldBackup();
+  replaceLog(dataDir, backup);
+  const refused = await runCli(['serve'], { DATA_DIR: dataDir, PORT: '0' }, 15_000);
+  assert.is(refused.code, 1, refused.stdout);
+  assert.match(refused.stderr, /read-models\.sqlite/);
+  assert.match(refused.stderr, /behind|older/);
+  assert.match(refused.stderr, /replay --apply/);
+  const rebuilt = await runCli(['replay', '--apply'], { DATA_DIR: dataDir });
+  assert.is(rebuilt.code, 0, rebuilt.stdout + rebuilt.stderr);
+  const service = await spawnService({ DATA_DIR: dataDir });
+  try {
+    const names = (await send(service.url, 'GET', `${BASE}/tags`)).body.items.map((t: { name: string }) => t.name);
+    assert.equal(names, ['first'], 'only what the log holds is served');
+    assert.is((await send(service.url, 'POST', `${BASE}/tags`, tag('third'))).status, 201);
+  } finally {
+    await service.stop();
+  }
+});
+
+mismatch('a deleted log is refused, not silently restarted from the read models', async () => {
+  const { dataDir } = await withOldBackup();
+  replaceLog(dataDir);
+  const refused = await runCli(['serve'], { DATA_DIR: dataDir, PORT: '0' }, 15_000);
+  assert.is(refused.code, 1, refused.stdout);
+  assert.match(refused.stderr, /replay --apply/);
+});
+
+mismatch('read models built from another log are refused', async () => {
+  const { dataDir } = await withOldBackup();
+  const other = tempDir();
+  const service = await spawnService({ DATA_DIR: other });
+  await send(service.url, 'POST', `${BASE}/tags`, tag('elsewhere'));
+  await send(service.url, 'POST', `${BASE}/tags`, tag('elsewhere-2'));
+  await service.stop();
+  for (const suffix of ['', '-wal', '-shm']) rmSync(join(dataDir, `read-models.sqlite${suffix}`), { force: true });
+  copyFileSync(join(other, 'read-models.sqlite'), join(dataDir, 'read-models.sqlite'));
+  const refused = await runCli(['serve'], { DATA_DIR: dataDir, PORT: '0' }, 15_000);
+  assert.is(refused.code, 1, refused.stdout);
+  assert.match(refused.stderr, /another (event )?log/);
+});
+
+mismatch.run();

@@ -3,6 +3,7 @@ import { type HistoryRow, historyRow } from '../../projections/history.js';
 import type { EventMetadata, Resource } from '../domain/shared/types.js';
 import { type AnyEntry, type ConfigEvent, type ConfigState, emptyState } from '../domain/state.js';
 import type { EventStore, RecordedEvent, Subscription } from '../event-store/port.js';
+import { eventDigest } from './checkpoint.js';
 import type { EntryChange, ReadModelStore } from './read-models.js';
 
 /** The single stream holding the whole configuration: one consistency boundary (see README). */
@@ -32,6 +33,8 @@ export function foldInto(
 export class Projector {
   state: ConfigState = emptyState();
   revision = -1;
+  /** A digest of the event at `revision`, saved with the checkpoint. */
+  digest?: string;
   private pendingEntries = new Map<string, EntryChange>();
   private pendingHistory: HistoryRow[] = [];
   private subscription?: Subscription;
@@ -44,7 +47,7 @@ export class Projector {
   ) {}
 
   load(): void {
-    ({ state: this.state, revision: this.revision } = this.readModels.load());
+    ({ state: this.state, revision: this.revision, digest: this.digest } = this.readModels.load());
   }
 
   /** Reads and applies everything after the current revision. */
@@ -62,7 +65,9 @@ export class Projector {
     if (fresh.length === 0) return true;
     if (fresh[0].revision !== this.revision + 1) return false;
     foldInto(this.state, fresh, this.pendingHistory, this.pendingEntries);
-    this.revision = fresh[fresh.length - 1].revision;
+    const last = fresh[fresh.length - 1];
+    this.revision = last.revision;
+    this.digest = eventDigest(last);
     this.flush();
     return true;
   }
@@ -75,7 +80,7 @@ export class Projector {
       return { ...change, entry: col.entries.get(change.id) as AnyEntry | undefined };
     });
     try {
-      const batch = { revision: this.revision, entries, lastIds, history: this.pendingHistory };
+      const batch = { revision: this.revision, digest: this.digest!, entries, lastIds, history: this.pendingHistory };
       this.readModels.save({ ...batch, secretKey: this.state.secretKey });
     } catch (error) {
       this.onSaveError(error as Error);

@@ -6,6 +6,8 @@ export interface ReadModelSnapshot {
   state: ConfigState;
   /** The last revision of the log folded into `state`; -1 before the first event. */
   revision: number;
+  /** A digest of the event at `revision`, to recognise the log the read models were built from. */
+  digest?: string;
 }
 
 export interface EntryChange {
@@ -17,6 +19,8 @@ export interface EntryChange {
 
 export interface ProjectionBatch {
   revision: number;
+  /** A digest of the event at `revision`. */
+  digest: string;
   /** The state's facts about no entry (the recorded key fingerprint). */
   secretKey?: ConfigState['secretKey'];
   entries: EntryChange[];
@@ -29,6 +33,8 @@ export interface ProjectionBatch {
  * idempotent and never moves the checkpoint back, so instances sharing one store can all write it.
  */
 export interface ReadModelStore {
+  /** Where they are kept, for messages (e.g. a file name). */
+  readonly location: string;
   load(): ReadModelSnapshot;
   save(batch: ProjectionBatch): void;
   history(resource: Resource, id: number): HistoryItem[];

@@ -3,6 +3,7 @@ import { type Collection, type EntryMeta, RESOURCES } from '../domain/shared/typ
 import { emptyState } from '../domain/state.js';
 import type { EventStore } from '../event-store/port.js';
 import { CONFIG_STREAM, foldInto } from './projector.js';
+import { eventDigest } from './checkpoint.js';
 import type { EntryChange, ReadModelSnapshot, ReadModelStore } from './read-models.js';
 
 export interface ReplayReport {
@@ -18,12 +19,14 @@ export async function rebuild(store: EventStore, progress: (events: number) => v
   const state = emptyState();
   const history: HistoryRow[] = [];
   let revision = -1;
+  let digest: string | undefined;
   for (;;) {
     const events = await store.readStream(CONFIG_STREAM, { fromRevision: revision + 1, maxCount: BATCH });
     foldInto(state, events, history, new Map<string, EntryChange>());
-    if (events.length > 0) revision = events[events.length - 1].revision;
+    const last = events.at(-1);
+    if (last) [revision, digest] = [last.revision, eventDigest(last)];
     progress(revision + 1);
-    if (events.length < BATCH) return { snapshot: { state, revision } as ReadModelSnapshot, history };
+    if (events.length < BATCH) return { snapshot: { state, revision, digest } as ReadModelSnapshot, history };
   }
 }
 

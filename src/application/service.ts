@@ -6,6 +6,7 @@ import type { SecretBox } from '../domain/shared/secrets.js';
 import type { DomainEvent, EventMetadata, Resource } from '../domain/shared/types.js';
 import { type AnyEntry, entryStream, resourceOfEvent } from '../domain/state.js';
 import { type EventStore, StoreUnavailable, WrongExpectedRevision } from '../event-store/port.js';
+import { assertLogHolds } from './checkpoint.js';
 import { prepare, type WriteRequest } from './prepare.js';
 import { assertMatches, keyFingerprint, type RecordedKey, StartRefused } from './secret-key.js';
 import { createSecretBox } from './secrets.js';
@@ -57,6 +58,8 @@ export class ConfigService {
 
   async start(): Promise<void> {
     this.projector.load();
+    const checkpoint = { revision: this.projector.revision, digest: this.projector.digest };
+    await assertLogHolds(this.deps.store, CONFIG_STREAM, checkpoint, this.deps.readModels.location);
     await this.projector.catchUp();
     const key = this.deps.secretKey(this.projector.state.secretKey);
     this.secrets = createSecretBox(key);

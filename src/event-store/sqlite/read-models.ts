@@ -35,8 +35,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   private readonly db: Database.Database;
   private readonly sql;
 
-  constructor(file: string) {
-    this.db = new Database(file);
+  constructor(readonly location: string) {
+    this.db = new Database(location);
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -87,7 +87,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     }
     const secretKey = this.sql.fact.get('secret_key')?.value;
     if (secretKey) state.secretKey = JSON.parse(secretKey);
-    return { state, revision: this.revision() };
+    return { state, revision: this.revision(), digest: this.sql.fact.get('checkpoint_digest')?.value };
   }
 
   save(batch: ProjectionBatch): void {
@@ -104,6 +104,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         for (const [resource, lastId] of Object.entries(batch.lastIds)) this.sql.counter.run(resource, lastId);
         for (const row of batch.history) this.sql.addHistory.run({ ...row, data: JSON.stringify(row.data) });
         if (batch.secretKey) this.sql.setFact.run('secret_key', JSON.stringify(batch.secretKey));
+        this.sql.setFact.run('checkpoint_digest', batch.digest);
         this.sql.setCheckpoint.run(batch.revision);
       })
       .immediate();
@@ -133,7 +134,8 @@ export class SqliteReadModelStore implements ReadModelStore {
         const lastIds = Object.fromEntries(RESOURCES.map((resource) => [resource, col(resource).lastId]));
         this.sql.setCheckpoint.run(-1);
         const batch = { revision: snapshot.revision, entries: [...entries, ...tombstones], lastIds, history };
-        this.save({ ...batch, secretKey: snapshot.state.secretKey });
+        if (snapshot.revision >= 0)
+          this.save({ ...batch, digest: snapshot.digest ?? '', secretKey: snapshot.state.secretKey });
       })
       .immediate();
   }
