@@ -29,7 +29,7 @@ async function serve(): Promise<void> {
 
 async function runReplay(apply: boolean): Promise<number> {
   const config = loadConfig();
-  const { store, readModels } = openStores(config);
+  const { store, readModels } = openStores(config, createLogger(config.logLevel));
   try {
     let shown = 0;
     const report = await replay(store, readModels, {

@@ -15,17 +15,34 @@ import { createApp } from './http/app.js';
 import { buildOpenApi } from './openapi/build.js';
 
 /** The composition root: the only module that picks adapters. */
-export function openStores(config: Config): { store: EventStore; readModels: ReadModelStore } {
+export function openStores(config: Config, logger: Logger): { store: EventStore; readModels: ReadModelStore } {
   mkdirSync(config.dataDir, { recursive: true });
+  const setAside = (file: string) => (setAsideAs: string, reason: string) =>
+    logger.warn(
+      { file, set_aside_as: setAsideAs, reason },
+      'read models corrupt or unreadable: set aside, rebuilding them from the log',
+    );
   if (config.eventStore === 'eventstoredb') {
+    const file = join(config.dataDir, 'read-models-eventstoredb.sqlite');
     return {
       store: new EsdbEventStore(config.eventStoreConnectionString!),
-      readModels: new SqliteReadModelStore(join(config.dataDir, 'read-models-eventstoredb.sqlite')),
+      readModels: new SqliteReadModelStore(file, setAside(file)),
     };
   }
+  const file = join(config.dataDir, 'read-models.sqlite');
   return {
     store: new SqliteEventStore(join(config.dataDir, 'events.sqlite'), { pollMs: config.pollMs }),
-    readModels: new SqliteReadModelStore(join(config.dataDir, 'read-models.sqlite')),
+    readModels: new SqliteReadModelStore(file, setAside(file)),
+  };
+}
+
+/** Logs the start-up catch-up: its first batch, then every 10,000 events. */
+function progressLog(logger: Logger): (position: number) => void {
+  let logged = -Infinity;
+  return (position) => {
+    if (position - logged < 10_000) return;
+    logged = position;
+    logger.info({ position }, 'projecting the log');
   };
 }
 
@@ -57,12 +74,13 @@ export interface Running {
 
 /** Starts the service; `close` stops taking connections, lets in-flight requests finish, then closes the stores. */
 export async function start(config: Config, logger: Logger): Promise<Running> {
-  const { store, readModels } = openStores(config);
+  const { store, readModels } = openStores(config, logger);
   const service = new ConfigService({
     store,
     readModels,
     secretKey: (recorded) => openSecretKey({ fromEnv: config.secretKey, dataDir: config.dataDir }, recorded),
     clock: { now: () => new Date() },
+    onProgress: progressLog(logger),
     onBackgroundError: (error) =>
       logger.error({ err: { name: error.name, message: error.message } }, 'projection error'),
   });

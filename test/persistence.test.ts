@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { suite } from 'uvu';
@@ -235,3 +235,75 @@ mismatch('read models built from another log are refused', async () => {
 });
 
 mismatch.run();
+
+const damaged = suite('persistence: damaged read models are rebuilt from the log, which is never touched');
+
+/** Every row of the log, to show it is the same before and after. */
+function logRows(dataDir: string): string {
+  const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true });
+  try {
+    return JSON.stringify(db.prepare('SELECT * FROM events ORDER BY position').all());
+  } finally {
+    db.close();
+  }
+}
+
+async function dataWithTags(): Promise<string> {
+  const dataDir = tempDir();
+  const service = await spawnService({ DATA_DIR: dataDir });
+  for (const name of ['a', 'b', 'c']) await send(service.url, 'POST', `${BASE}/tags`, tag(name));
+  await send(service.url, 'DELETE', `${BASE}/tags/2`);
+  await service.stop();
+  return dataDir;
+}
+
+async function assertServesTheLog(dataDir: string, expectLog: RegExp) {
+  const service = await spawnService({ DATA_DIR: dataDir });
+  try {
+    assert.match(service.output(), expectLog);
+    const names = (await send(service.url, 'GET', `${BASE}/tags`)).body.items.map((t: { name: string }) => t.name);
+    assert.equal(names, ['a', 'c']);
+    assert.is((await send(service.url, 'GET', `${BASE}/tags/2`)).body.code, 'deleted');
+    assert.is((await send(service.url, 'GET', `${BASE}/tags/1/history`)).body.items.length, 1);
+  } finally {
+    await service.stop();
+  }
+}
+
+damaged('a corrupt read-models.sqlite is set aside and rebuilt; the log is untouched', async () => {
+  const dataDir = await dataWithTags();
+  const before = logRows(dataDir);
+  const file = join(dataDir, 'read-models.sqlite');
+  writeFileSync(file, Buffer.alloc(statSync(file).size, 0x5a));
+  await assertServesTheLog(dataDir, /read-models\.sqlite.*corrupt/);
+  assert.ok(
+    readdirSync(dataDir).some((name) => /^read-models\.sqlite\.corrupt-/.test(name)),
+    'set aside',
+  );
+  assert.is(logRows(dataDir), before);
+});
+
+damaged('a missing read-models.sqlite is rebuilt from the log, with progress in the log lines', async () => {
+  const dataDir = await dataWithTags();
+  for (const suffix of ['', '-wal', '-shm']) rmSync(join(dataDir, `read-models.sqlite${suffix}`), { force: true });
+  await assertServesTheLog(dataDir, /"position":\d+[^\n]*"msg":"projecting the log"/);
+});
+
+damaged('an unreadable read-model store (not a file) is set aside and rebuilt', async () => {
+  const dataDir = await dataWithTags();
+  for (const suffix of ['', '-wal', '-shm']) rmSync(join(dataDir, `read-models.sqlite${suffix}`), { force: true });
+  mkdirSync(join(dataDir, 'read-models.sqlite'));
+  await assertServesTheLog(dataDir, /set aside/);
+});
+
+damaged('replay --apply repairs a corrupt read-models.sqlite', async () => {
+  const dataDir = await dataWithTags();
+  const file = join(dataDir, 'read-models.sqlite');
+  writeFileSync(file, Buffer.alloc(statSync(file).size, 0x5a));
+  const applied = await runCli(['replay', '--apply'], { DATA_DIR: dataDir });
+  assert.is(applied.code, 0, applied.stdout + applied.stderr);
+  assert.is((await runCli(['replay'], { DATA_DIR: dataDir })).code, 0);
+  await assertServesTheLog(dataDir, /listening/);
+});
+
+damaged.run();

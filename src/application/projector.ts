@@ -51,10 +51,11 @@ export class Projector {
   }
 
   /** Reads and applies everything after the current revision. */
-  async catchUp(): Promise<void> {
+  async catchUp(progress?: (position: number) => void): Promise<void> {
     for (;;) {
       const events = await this.store.readStream(CONFIG_STREAM, { fromRevision: this.revision + 1, maxCount: BATCH });
       this.apply(events);
+      if (events.length > 0) progress?.(this.revision + 1);
       if (events.length < BATCH) return;
     }
   }

@@ -36,6 +36,8 @@ export interface ServiceDeps {
   /** The key secrets are sealed under, checked against the fingerprint the log recorded (if any). */
   secretKey: (recorded: RecordedKey | undefined) => Buffer;
   clock: Clock;
+  /** Called during the start-up catch-up with the position reached, after each batch. */
+  onProgress?: (position: number) => void;
   onBackgroundError?: (error: Error) => void;
 }
 
@@ -60,7 +62,7 @@ export class ConfigService {
     this.projector.load();
     const checkpoint = { revision: this.projector.revision, digest: this.projector.digest };
     await assertLogHolds(this.deps.store, CONFIG_STREAM, checkpoint, this.deps.readModels.location);
-    await this.projector.catchUp();
+    await this.projector.catchUp(this.deps.onProgress);
     const key = this.deps.secretKey(this.projector.state.secretKey);
     this.secrets = createSecretBox(key);
     if (this.projector.revision === -1) await this.writeOnce(genesisEvents(keyFingerprint(key)));

@@ -1,3 +1,4 @@
+import { existsSync, renameSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { HistoryItem, HistoryRow } from '../../../projections/history.js';
 import type { ProjectionBatch, ReadModelSnapshot, ReadModelStore } from '../../application/read-models.js';
@@ -30,36 +31,73 @@ const toItem = ({ position, revision, type, at, actor, request_id, data }: Histo
   data: JSON.parse(data),
 });
 
-/** Read models in SQLite (`synchronous = NORMAL`: they can always be rebuilt from the log). */
-export class SqliteReadModelStore implements ReadModelStore {
-  private readonly db: Database.Database;
-  private readonly sql;
+/** SQLite errors that mean the file cannot be used as read models: it is set aside and rebuilt. */
+const DAMAGED = /^SQLITE_(NOTADB|CORRUPT|CANTOPEN|IOERR)/;
 
-  constructor(readonly location: string) {
-    this.db = new Database(location);
+const isDamage = (error: unknown) => DAMAGED.test((error as { code?: string }).code ?? '');
+
+function statements(db: Database.Database) {
+  return {
+    checkpoint: db.prepare<[], { revision: number }>("SELECT revision FROM checkpoint WHERE name = 'config'"),
+    setCheckpoint: db.prepare("INSERT OR REPLACE INTO checkpoint (name, revision) VALUES ('config', ?)"),
+    fact: db.prepare<[string], { value: string }>('SELECT value FROM facts WHERE name = ?'),
+    setFact: db.prepare('INSERT OR REPLACE INTO facts (name, value) VALUES (?, ?)'),
+    upsert: db.prepare('INSERT OR REPLACE INTO entries (resource, id, doc) VALUES (?, ?, ?)'),
+    remove: db.prepare('DELETE FROM entries WHERE resource = ? AND id = ?'),
+    tombstone: db.prepare('INSERT OR IGNORE INTO tombstones (resource, id) VALUES (?, ?)'),
+    counter: db.prepare(
+      'INSERT INTO counters (resource, last_id) VALUES (?, ?) ON CONFLICT (resource) DO UPDATE SET last_id = MAX(last_id, excluded.last_id)',
+    ),
+    addHistory: db.prepare(
+      `INSERT OR IGNORE INTO history (resource, entry_id, revision, position, type, at, actor, request_id, data)
+         VALUES (@resource, @entry_id, @revision, @position, @type, @at, @actor, @request_id, @data)`,
+    ),
+    history: db.prepare<[string, number], HistoryRecord>(
+      'SELECT * FROM history WHERE resource = ? AND entry_id = ? ORDER BY revision',
+    ),
+  };
+}
+
+/**
+ * Read models in SQLite (`synchronous = NORMAL`: they can always be rebuilt from the log). A file
+ * that cannot be opened or read as a database is renamed `<file>.corrupt-<time>` and replaced by an
+ * empty one, which the projector then fills from the log; the log is never touched.
+ */
+export class SqliteReadModelStore implements ReadModelStore {
+  private db!: Database.Database;
+  private sql!: ReturnType<typeof statements>;
+
+  constructor(
+    readonly location: string,
+    private readonly onSetAside: (setAsideAs: string, reason: string) => void = () => {},
+  ) {
+    this.recovering(() => this.open());
+  }
+
+  private open(): void {
+    this.db = new Database(this.location);
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
-    this.sql = {
-      checkpoint: this.db.prepare<[], { revision: number }>("SELECT revision FROM checkpoint WHERE name = 'config'"),
-      setCheckpoint: this.db.prepare("INSERT OR REPLACE INTO checkpoint (name, revision) VALUES ('config', ?)"),
-      fact: this.db.prepare<[string], { value: string }>('SELECT value FROM facts WHERE name = ?'),
-      setFact: this.db.prepare('INSERT OR REPLACE INTO facts (name, value) VALUES (?, ?)'),
-      upsert: this.db.prepare('INSERT OR REPLACE INTO entries (resource, id, doc) VALUES (?, ?, ?)'),
-      remove: this.db.prepare('DELETE FROM entries WHERE resource = ? AND id = ?'),
-      tombstone: this.db.prepare('INSERT OR IGNORE INTO tombstones (resource, id) VALUES (?, ?)'),
-      counter: this.db.prepare(
-        'INSERT INTO counters (resource, last_id) VALUES (?, ?) ON CONFLICT (resource) DO UPDATE SET last_id = MAX(last_id, excluded.last_id)',
-      ),
-      addHistory: this.db.prepare(
-        `INSERT OR IGNORE INTO history (resource, entry_id, revision, position, type, at, actor, request_id, data)
-         VALUES (@resource, @entry_id, @revision, @position, @type, @at, @actor, @request_id, @data)`,
-      ),
-      history: this.db.prepare<[string, number], HistoryRecord>(
-        'SELECT * FROM history WHERE resource = ? AND entry_id = ? ORDER BY revision',
-      ),
-    };
+    this.sql = statements(this.db);
+  }
+
+  /** Runs `work`; if the file turns out to be damaged, sets it aside, opens an empty one and runs it again. */
+  private recovering<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      if (!isDamage(error) || this.location === ':memory:') throw error;
+      if (this.db?.open) this.db.close();
+      const setAsideAs = `${this.location}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+      for (const suffix of ['', '-wal', '-shm']) {
+        if (existsSync(this.location + suffix)) renameSync(this.location + suffix, setAsideAs + suffix);
+      }
+      this.onSetAside(setAsideAs, (error as Error).message);
+      this.open();
+      return work();
+    }
   }
 
   private revision(): number {
@@ -67,6 +105,10 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   load(): ReadModelSnapshot {
+    return this.recovering(() => this.read());
+  }
+
+  private read(): ReadModelSnapshot {
     const state = emptyState();
     const col = (resource: string) => state[resource as Resource] as Collection<EntryMeta>;
     for (const row of this.db
@@ -115,10 +157,14 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   dump(): { snapshot: ReadModelSnapshot; history: HistoryRow[] } {
+    return this.recovering(() => this.readAll());
+  }
+
+  private readAll(): { snapshot: ReadModelSnapshot; history: HistoryRow[] } {
     const rows = this.db
       .prepare<[], HistoryRecord>('SELECT * FROM history ORDER BY position, resource, entry_id')
       .all();
-    return { snapshot: this.load(), history: rows.map((row) => ({ ...row, data: JSON.parse(row.data) })) };
+    return { snapshot: this.read(), history: rows.map((row) => ({ ...row, data: JSON.parse(row.data) })) };
   }
 
   replace(snapshot: ReadModelSnapshot, history: HistoryRow[]): void {
