@@ -6,6 +6,7 @@ import type { AnyEntry } from '../../domain/state.js';
 import { SCHEMAS } from '../../schemas/resources.js';
 import type { WriteValidator } from '../../schemas/validator.js';
 import { readJsonObject } from '../body.js';
+import { listBody } from '../list-body.js';
 import { present } from '../present.js';
 import { parseId, parseQuery, refuseQuery } from '../request.js';
 import { CONFIG_BASE, type RouteKind } from './descriptors.js';
@@ -48,7 +49,8 @@ export const HANDLERS: Record<RouteKind, Handler> = {
     const query = parseQuery(ctx, SCHEMAS[resource].filters);
     const matching = service.list(resource).filter((entry) => matchesFilters(resource, entry, query.filters));
     const page = matching.slice(query.offset, query.limit === undefined ? undefined : query.offset + query.limit);
-    ctx.body = { items: page.map((entry) => present(resource, entry)), total: matching.length };
+    ctx.type = 'application/json';
+    ctx.body = listBody(resource, page, matching.length);
   },
 
   read(ctx, resource, { service }) {
