@@ -6,33 +6,27 @@ import { join } from 'node:path';
 import { CONFIG_STREAM } from '../src/application/projector.js';
 import { rebuild } from '../src/application/replay.js';
 import { genesisEvents } from '../src/domain/genesis.js';
-import { entryStream, resourceOfEvent } from '../src/domain/state.js';
+import type { DomainEvent } from '../src/domain/shared/types.js';
 import { SqliteEventStore } from '../src/event-store/sqlite/store.js';
+import { SqliteReadModelStore } from '../src/read-models/sqlite/store.js';
 
 const total = Number(process.env.BENCH_EVENTS ?? 50_000);
-const file = join(mkdtempSync(join(tmpdir(), 'pmacontrol-replay-')), 'events.sqlite');
-const store = new SqliteEventStore(file);
-const metadata = (type: string, id?: number) => {
-  const resource = resourceOfEvent(type);
-  return {
-    actor: 'bench',
-    request_id: randomBytes(8).toString('hex'),
-    at: new Date().toISOString(),
-    ...(resource && id !== undefined ? { entry: entryStream(resource, id) } : {}),
-  };
-};
+const dir = mkdtempSync(join(tmpdir(), 'pmacontrol-replay-'));
+const store = new SqliteEventStore(join(dir, 'events.sqlite'));
+const metadata = () => ({
+  actor: 'bench',
+  request_id: randomBytes(8).toString('hex'),
+  at: new Date().toISOString(),
+  schema: 2,
+});
 
 let revision = -1;
-const append = async (events: { type: string; data: object }[]) => {
-  const result = await store.append(
-    CONFIG_STREAM,
-    events.map((e) => ({ ...e, metadata: metadata(e.type, (e.data as { id?: number }).id) })),
-    revision === -1 ? 'no_stream' : revision,
-  );
-  revision = result.nextRevision;
+const append = async (events: DomainEvent[]) => {
+  const records = events.map((e) => ({ ...e, metadata: metadata() }));
+  revision = (await store.append(CONFIG_STREAM, records, revision === -1 ? 'no_stream' : revision)).nextRevision;
 };
 await append(genesisEvents('0'.repeat(32)));
-const batch: { type: string; data: { id: number } & Record<string, unknown> }[] = [];
+const batch: DomainEvent[] = [];
 for (let i = 1; revision + batch.length < total - 1; i++) {
   batch.push({ type: 'TagCreated', data: { id: i, name: `t${i}`, color: '#000000', background: '#FFFFFF' } });
   batch.push({ type: 'TagUpdated', data: { id: i, changes: { color: '#111111' } } });
@@ -40,10 +34,10 @@ for (let i = 1; revision + batch.length < total - 1; i++) {
 }
 if (batch.length) await append(batch.splice(0));
 
+const target = new SqliteReadModelStore(join(dir, 'read-models.sqlite'));
 const started = performance.now();
-const rebuilt = await rebuild(store);
+const events = await rebuild(store, target);
 const seconds = (performance.now() - started) / 1000;
-console.log(
-  `replay: ${rebuilt.snapshot.revision + 1} events in ${seconds.toFixed(2)} s = ${((rebuilt.snapshot.revision + 1) / seconds).toFixed(0)} events/s (history rows ${rebuilt.history.length})`,
-);
+console.log(`replay: ${events} events in ${seconds.toFixed(2)} s = ${(events / seconds).toFixed(0)} events/s`);
+target.close();
 await store.close();

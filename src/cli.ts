@@ -1,4 +1,4 @@
-import { replay } from './application/replay.js';
+import { type ReplayReport, replay } from './application/replay.js';
 import { StartRefused } from './application/secret-key.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, openStores, packageVersion, start } from './main.js';
@@ -27,37 +27,41 @@ async function serve(): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
+/** `replay [--apply]`: rebuilds the read models from the log beside the stored ones and compares. */
 async function runReplay(apply: boolean): Promise<number> {
   const config = loadConfig();
-  const { store, readModels } = openStores(config, createLogger(config.logLevel));
+  const { store, readModels, rebuild } = openStores(config, createLogger(config.logLevel));
+  const fresh = rebuild.open();
+  let shown = 0;
+  const progress = (events: number) => {
+    if (events - shown < 10_000) return;
+    shown = events;
+    process.stderr.write(`replayed ${events} events\n`);
+  };
+  let report: ReplayReport;
   try {
-    let shown = 0;
-    const report = await replay(store, readModels, {
-      apply,
-      progress: (events) => {
-        if (events - shown >= 10_000) {
-          shown = events;
-          process.stderr.write(`replayed ${events} events\n`);
-        }
-      },
-    });
-    console.log(`replayed ${report.events} events (log revision ${report.revision})`);
-    for (const line of report.differences.slice(0, 100)) console.log(`  ${line}`);
-    if (report.differences.length > 100) console.log(`  … and ${report.differences.length - 100} more`);
-    if (report.differences.length === 0) {
-      console.log('read models match the log');
-      return 0;
-    }
-    console.log(
-      apply
-        ? `replaced the read models (${report.differences.length} differences)`
-        : `${report.differences.length} differences; run with --apply to replace the read models`,
-    );
-    return apply ? 0 : 1;
+    report = await replay(store, readModels, fresh, progress);
   } finally {
     await store.close();
     readModels.close();
+    fresh.close();
   }
+  console.log(`replayed ${report.events} events`);
+  for (const line of report.differences.slice(0, 100)) console.log(`  ${line}`);
+  if (report.differences.length > 100) console.log(`  … and ${report.differences.length - 100} more`);
+  if (report.differences.length === 0) {
+    rebuild.discard();
+    console.log('read models match the log');
+    return 0;
+  }
+  if (!apply) {
+    rebuild.discard();
+    console.log(`${report.differences.length} differences; run with --apply to replace the read models`);
+    return 1;
+  }
+  rebuild.adopt();
+  console.log(`replaced the read models (${report.differences.length} differences)`);
+  return 0;
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -3,36 +3,52 @@ import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Logger, pino } from 'pino';
-import type { ReadModelStore } from './application/read-models.js';
 import { openSecretKey } from './application/secret-key.js';
 import { ConfigService } from './application/service.js';
 import type { Config, HttpLimits } from './config.js';
 import { EsdbEventStore } from './event-store/esdb/store.js';
 import type { EventStore } from './event-store/port.js';
-import { SqliteReadModelStore } from './event-store/sqlite/read-models.js';
 import { SqliteEventStore } from './event-store/sqlite/store.js';
 import { createApp } from './http/app.js';
+import type { ReadModelStore } from './read-models/port.js';
+import { SqliteReadModelStore } from './read-models/sqlite/store.js';
 import { buildOpenApi } from './openapi/build.js';
 
+export interface Stores {
+  store: EventStore;
+  readModels: ReadModelStore;
+  /** Where a rebuild of the read models goes (`replay`), and how it replaces them (`--apply`). */
+  rebuild: { open(): ReadModelStore; adopt(): void; discard(): void };
+}
+
 /** The composition root: the only module that picks adapters. */
-export function openStores(config: Config, logger: Logger): { store: EventStore; readModels: ReadModelStore } {
+export function openStores(config: Config, logger: Logger): Stores {
   mkdirSync(config.dataDir, { recursive: true });
-  const setAside = (file: string) => (setAsideAs: string, reason: string) =>
+  const file = join(
+    config.dataDir,
+    config.eventStore === 'eventstoredb' ? 'read-models-eventstoredb.sqlite' : 'read-models.sqlite',
+  );
+  const setAside = (setAsideAs: string, reason: string) =>
     logger.warn(
       { file, set_aside_as: setAsideAs, reason },
       'read models corrupt or unreadable: set aside, rebuilding them from the log',
     );
-  if (config.eventStore === 'eventstoredb') {
-    const file = join(config.dataDir, 'read-models-eventstoredb.sqlite');
-    return {
-      store: new EsdbEventStore(config.eventStoreConnectionString!),
-      readModels: new SqliteReadModelStore(file, setAside(file)),
-    };
-  }
-  const file = join(config.dataDir, 'read-models.sqlite');
+  const store =
+    config.eventStore === 'eventstoredb'
+      ? new EsdbEventStore(config.eventStoreConnectionString!)
+      : new SqliteEventStore(join(config.dataDir, 'events.sqlite'), { pollMs: config.pollMs });
+  const fresh = `${file}.rebuild`;
   return {
-    store: new SqliteEventStore(join(config.dataDir, 'events.sqlite'), { pollMs: config.pollMs }),
-    readModels: new SqliteReadModelStore(file, setAside(file)),
+    store,
+    readModels: new SqliteReadModelStore(file, setAside),
+    rebuild: {
+      open: () => {
+        SqliteReadModelStore.remove(fresh);
+        return new SqliteReadModelStore(fresh);
+      },
+      adopt: () => SqliteReadModelStore.move(fresh, file),
+      discard: () => SqliteReadModelStore.remove(fresh),
+    },
   };
 }
 

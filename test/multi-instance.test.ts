@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RESOURCES } from '../src/domain/shared/types.js';
+import { RESOURCE_NAMES as RESOURCES } from '../src/domain/resources.js';
 import { BASE, type Reply, send } from './support/harness.js';
 import { makeKey } from './support/keys.js';
 import { type ServiceProcess, spawnService, tempDir } from './support/process.js';

@@ -3,7 +3,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ROUTES } from '../src/http/routes/descriptors.js';
 import { buildOpenApi } from '../src/openapi/build.js';
-import { SCHEMAS } from '../src/schemas/resources.js';
+import type { OperationObject, RequestBodyObject } from 'openapi3-ts/oas31';
+import { isResourceName } from '../src/domain/resources.js';
+import { createAjv } from '../src/schemas/validator.js';
 import { WriteValidator } from '../src/schemas/validator.js';
 import { Conformance } from './support/conformance.js';
 import { BASE, startHarness } from './support/harness.js';
@@ -44,13 +46,44 @@ it('documents every route the service mounts, with an operationId, a summary and
   );
 });
 
-it('the request examples are accepted by the validator the service runs', () => {
+it('every request example of the document is accepted by the validator the service runs, in its own mode', () => {
   const validator = new WriteValidator();
-  for (const schema of Object.values(SCHEMAS)) {
-    const { private_key: _p, public_key: _k, ...rest } = schema.example;
-    const parsed = validator.parse(schema.resource, 'patch', rest, 1);
-    assert.ok(parsed.fields, schema.resource);
+  const doc = buildOpenApi('test');
+  let checked = 0;
+  for (const route of ROUTES.filter((r) => ['create', 'replace', 'patch'].includes(r.kind))) {
+    const operation = doc.paths?.[route.path]?.[route.method.toLowerCase() as 'post'] as OperationObject;
+    for (const media of Object.values((operation.requestBody as RequestBodyObject).content)) {
+      assert.ok(media.example, `${route.method} ${route.path} has an example`);
+      const mode = route.kind as 'create' | 'replace' | 'patch';
+      assert.ok(isResourceName(route.resource));
+      validator.parse(route.resource, mode, structuredClone(media.example), 1);
+      checked += 1;
+    }
   }
+  assert.ok(checked >= 7 * 4);
+});
+
+it('every response example of the document matches its own schema', () => {
+  const doc = buildOpenApi('test');
+  const ajv = createAjv();
+  ajv.addSchema(doc as object, 'api');
+  let checked = 0;
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, operation] of Object.entries(item as Record<string, OperationObject>)) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        for (const [media, content] of Object.entries(
+          (response as { content?: Record<string, { example?: unknown }> }).content ?? {},
+        )) {
+          if (content.example === undefined) continue;
+          const pointer = `api#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}/responses/${status}/content/${media.replace(/\//g, '~1')}/schema`;
+          const validate = ajv.getSchema(pointer)!;
+          assert.ok(validate(content.example), `${method} ${path} ${status}: ${JSON.stringify(validate.errors)}`);
+          checked += 1;
+        }
+      }
+    }
+  }
+  assert.ok(checked >= 7 * 7);
 });
 
 it('the conformance check rejects a body that does not match the document', () => {

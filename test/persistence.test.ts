@@ -9,21 +9,36 @@ import { runCli, spawnService, tempDir } from './support/process.js';
 
 const it = suite('persistence: the real service on the embedded store');
 
-it('data survives a restart; the restart loads the stored read models instead of refolding the log', async () => {
+it('data survives a restart; the restart loads the stored read models, deleted ids included, without refolding', async () => {
   const dataDir = tempDir();
   const first = await spawnService({ DATA_DIR: dataDir });
   const made = await send(first.url, 'POST', `${BASE}/tags`, {
     body: { name: 'kept', color: '#000000', background: '#FFFFFF' },
   });
+  const gone = await send(first.url, 'POST', `${BASE}/tags`, {
+    body: { name: 'gone', color: '#000000', background: '#FFFFFF' },
+  });
+  await send(first.url, 'DELETE', `${BASE}/tags/${gone.body.id}`);
   assert.is(await first.stop(), 0);
   assert.match(first.output(), /"msg":"stopped"/);
   const second = await spawnService({ DATA_DIR: dataDir });
   try {
-    assert.match(second.output(), /"revision":8/); // genesis (0–7) + the tag (8): started at the stored checkpoint
+    // genesis (0–7), two tags and a delete (8–10): started at the stored checkpoint, nothing folded again
+    assert.match(second.output(), /"revision":10/);
+    assert.not.match(second.output(), /projecting the log/);
     const read = await send(second.url, 'GET', `${BASE}/tags/${made.body.id}`);
     assert.is(read.body.item.name, 'kept');
+    assert.is((await send(second.url, 'GET', `${BASE}/tags/${gone.body.id}`)).body.code, 'deleted');
+    const again = await send(second.url, 'POST', `${BASE}/tags`, {
+      body: { id: gone.body.id, name: 'again', color: '#000000', background: '#FFFFFF' },
+    });
+    assert.is(again.status, 409, 'a deleted id stays taken after a restart');
+    const next = await send(second.url, 'POST', `${BASE}/tags`, {
+      body: { name: 'next', color: '#000000', background: '#FFFFFF' },
+    });
+    assert.is(next.body.id, gone.body.id + 1);
     const checkpoint = new Database(join(dataDir, 'read-models.sqlite'), { readonly: true });
-    assert.equal(checkpoint.prepare("SELECT revision FROM checkpoint WHERE name = 'config'").get(), { revision: 8 });
+    assert.equal(checkpoint.prepare("SELECT value FROM meta WHERE name = 'checkpoint'").get(), { value: '11' });
     checkpoint.close();
   } finally {
     await second.stop();
@@ -116,12 +131,14 @@ it('replay: rebuilds from the log, reports a tampered read model, --apply repair
   db.prepare(
     "UPDATE entries SET doc = json_set(doc, '$.libelle', 'Tampered') WHERE resource = 'clients' AND id = ?",
   ).run(made.body.id);
-  db.prepare("DELETE FROM history WHERE resource = 'clients' AND entry_id = ? AND revision = 1").run(made.body.id);
+  db.prepare("DELETE FROM versions WHERE resource = 'clients' AND entry_id = ? AND revision = 1").run(made.body.id);
+  db.prepare("INSERT INTO tombstones VALUES ('tags', 42, 1, '2026-01-01T00:00:00.000Z')").run();
   db.close();
   const dirty = await runCli(['replay'], { DATA_DIR: dataDir });
   assert.is(dirty.code, 1);
-  assert.match(dirty.stdout, new RegExp(`clients/${made.body.id}: rebuilt .*ACME.*stored .*Tampered`));
-  assert.match(dirty.stdout, new RegExp(`history clients/${made.body.id}@1: missing`));
+  assert.match(dirty.stdout, new RegExp(`entries clients/${made.body.id}: rebuilt .*ACME.*stored .*Tampered`));
+  assert.match(dirty.stdout, new RegExp(`versions clients/${made.body.id}/1: rebuilt .*a\\.png.*, stored absent`));
+  assert.match(dirty.stdout, /tombstones tags\/42: rebuilt absent, stored/, 'a deleted id the log does not hold');
   const applied = await runCli(['replay', '--apply'], { DATA_DIR: dataDir });
   assert.is(applied.code, 0);
   assert.is((await runCli(['replay'], { DATA_DIR: dataDir })).code, 0);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { EventStore, RecordedEvent } from '../event-store/port.js';
+import type { LoggedEvent } from '../domain/shared/types.js';
+import { type EventStore, logged } from '../event-store/port.js';
 import { StartRefused } from './secret-key.js';
 
 /** What the read models remember of the last event they folded, to recognise their log. */
@@ -11,7 +12,7 @@ export interface Checkpoint {
 }
 
 /** Identifies one event of one log: its revision, type, data and metadata (request id and time included). */
-export const eventDigest = (event: RecordedEvent): string =>
+export const eventDigest = (event: LoggedEvent): string =>
   createHash('sha256')
     .update(`${event.revision}\n${event.type}\n${JSON.stringify(event.data)}\n${JSON.stringify(event.metadata)}`)
     .digest('hex')
@@ -34,7 +35,7 @@ export async function assertLogHolds(
   readModels: string,
 ): Promise<void> {
   if (checkpoint.revision < 0) return;
-  const [event] = await store.readStream(stream, { fromRevision: checkpoint.revision, maxCount: 1 });
+  const [event] = (await store.readStream(stream, { fromRevision: checkpoint.revision, maxCount: 1 })).map(logged);
   if (!event) {
     const [head] = await lastEvent(store, stream, checkpoint.revision);
     const ends = head === undefined ? 'is empty' : `ends at position ${head + 1}`;

@@ -1,42 +1,59 @@
-import { project } from '../../projections/config.js';
-import { type HistoryRow, historyRow } from '../../projections/history.js';
-import type { EventMetadata, Resource } from '../domain/shared/types.js';
-import { type AnyEntry, type ConfigEvent, type ConfigState, emptyState } from '../domain/state.js';
-import type { EventStore, RecordedEvent, Subscription } from '../event-store/port.js';
+import { type ChangeRow, rowsOf, type VersionRow } from '../../projections/changes.js';
+import { type Effect, evolve } from '../domain/evolve.js';
+import type { ResourceName } from '../domain/resources.js';
+import { Journal } from '../domain/shared/collection.js';
+import type { LoggedEvent } from '../domain/shared/types.js';
+import { type ConfigState, emptyState } from '../domain/state.js';
+import { type EventStore, logged, type Subscription } from '../event-store/port.js';
+import type { EntryState, ReadModelStore } from '../read-models/port.js';
 import { eventDigest } from './checkpoint.js';
-import type { EntryChange, ReadModelStore } from './read-models.js';
 
 /** The single stream holding the whole configuration: one consistency boundary (see README). */
 export const CONFIG_STREAM = 'pmacontrol-config';
-const BATCH = 500;
+const BATCH = 1000;
 
-/** Folds `events` into `state`, returning what changed: the pure part shared by the projector and replay. */
-export function foldInto(
-  state: ConfigState,
-  events: RecordedEvent[],
-  history: HistoryRow[],
-  touched: Map<string, EntryChange>,
-): void {
-  for (const event of events) {
-    const metadata = event.metadata as unknown as EventMetadata;
-    const change = project(state, event as unknown as ConfigEvent, metadata.at);
-    if (!change) continue;
-    history.push(historyRow(change.resource, change.revision, { ...event, metadata }));
-    touched.set(`${change.resource}/${change.id}`, { resource: change.resource, id: change.id });
+/** One event as projected: what it changed, and the rows it added to the change log. */
+export interface Projected {
+  event: LoggedEvent;
+  effects: Effect[];
+  change: ChangeRow;
+  versions: VersionRow[];
+}
+
+export type Listener = (projected: Projected[]) => void;
+
+/** Rows folded but not yet saved: a failed save is retried with the next batch, never lost. */
+class Pending {
+  entries = new Map<string, EntryState>();
+  changes: ChangeRow[] = [];
+  versions: VersionRow[] = [];
+
+  add(state: ConfigState, projected: Projected): void {
+    for (const { resource, id } of projected.effects) {
+      const col = state.collections[resource];
+      this.entries.set(`${resource}/${id}`, { resource, id, entry: col.get(id), tombstone: col.tombstone(id) });
+    }
+    this.changes.push(projected.change);
+    this.versions.push(...projected.versions);
+  }
+
+  lastIds(state: ConfigState): Partial<Record<ResourceName, number>> {
+    const ids: Partial<Record<ResourceName, number>> = {};
+    for (const { resource } of this.entries.values()) ids[resource] = state.collections[resource].lastId;
+    return ids;
   }
 }
 
 /**
- * Keeps the in-memory configuration and the stored read models at the head of the log. Changes not
- * yet saved stay pending, so a failed save is retried with the next batch instead of being lost.
+ * Keeps the configuration (in memory) and the stored read models at the head of the log. A batch of
+ * events is folded whole or not at all: an event the state cannot take undoes the ones before it.
  */
 export class Projector {
   state: ConfigState = emptyState();
-  revision = -1;
   /** A digest of the event at `revision`, saved with the checkpoint. */
   digest?: string;
-  private pendingEntries = new Map<string, EntryChange>();
-  private pendingHistory: HistoryRow[] = [];
+  private pending = new Pending();
+  private readonly listeners: Listener[] = [];
   private subscription?: Subscription;
 
   constructor(
@@ -46,49 +63,73 @@ export class Projector {
     private readonly onSaveError: (error: Error) => void = () => {},
   ) {}
 
-  load(): void {
-    ({ state: this.state, revision: this.revision, digest: this.digest } = this.readModels.load());
+  get revision(): number {
+    return this.state.revision;
   }
 
-  /** Reads and applies everything after the current revision. */
+  /** Called with every batch once it is folded (caches, live feeds). */
+  listen(listener: Listener): void {
+    this.listeners.push(listener);
+  }
+
+  load(): void {
+    ({ state: this.state, digest: this.digest } = this.readModels.load());
+  }
+
+  /** Reads and folds everything after the current revision. */
   async catchUp(progress?: (position: number) => void): Promise<void> {
     for (;;) {
       const events = await this.store.readStream(CONFIG_STREAM, { fromRevision: this.revision + 1, maxCount: BATCH });
-      this.apply(events);
+      this.apply(events.map(logged));
       if (events.length > 0) progress?.(this.revision + 1);
       if (events.length < BATCH) return;
     }
   }
 
-  /** Applies the events that follow the current revision; false if there is a gap before them. */
-  apply(events: RecordedEvent[]): boolean {
+  /**
+   * Folds the events that follow the current revision, all or none; those already folded are
+   * skipped. False, with nothing folded, when there is a gap before them.
+   */
+  apply(events: LoggedEvent[]): boolean {
     const fresh = events.filter((e) => e.revision > this.revision);
     if (fresh.length === 0) return true;
     if (fresh[0].revision !== this.revision + 1) return false;
-    foldInto(this.state, fresh, this.pendingHistory, this.pendingEntries);
-    const last = fresh[fresh.length - 1];
-    this.revision = last.revision;
-    this.digest = eventDigest(last);
+    const journal = new Journal();
+    const projected: Projected[] = [];
+    try {
+      for (const event of fresh) {
+        const effects = evolve(this.state, event, journal);
+        projected.push({ event, effects, ...rowsOf(event, effects) });
+      }
+    } catch (error) {
+      journal.rollback();
+      throw error;
+    }
+    this.digest = eventDigest(fresh[fresh.length - 1]);
+    for (const one of projected) this.pending.add(this.state, one);
     this.flush();
+    for (const listener of this.listeners) listener(projected);
     return true;
   }
 
-  private flush(): void {
-    const lastIds: Partial<Record<Resource, number>> = {};
-    const entries = [...this.pendingEntries.values()].map((change) => {
-      const col = this.state[change.resource];
-      lastIds[change.resource] = col.lastId;
-      return { ...change, entry: col.entries.get(change.id) as AnyEntry | undefined };
-    });
+  /** Saves what was folded; on failure keeps it for the next try. */
+  flush(): void {
+    const pending = this.pending;
+    if (pending.changes.length === 0) return;
     try {
-      const batch = { revision: this.revision, digest: this.digest!, entries, lastIds, history: this.pendingHistory };
-      this.readModels.save({ ...batch, secretKey: this.state.secretKey });
+      this.readModels.save({
+        revision: this.revision,
+        digest: this.digest!,
+        entries: [...pending.entries.values()],
+        lastIds: pending.lastIds(this.state),
+        secretKey: this.state.secretKey,
+        changes: pending.changes,
+        versions: pending.versions,
+      });
+      this.pending = new Pending();
     } catch (error) {
       this.onSaveError(error as Error);
-      return;
     }
-    this.pendingEntries = new Map();
-    this.pendingHistory = [];
   }
 
   /** Follows appends made elsewhere (other instances) so that reads here catch up on their own. */
@@ -98,7 +139,7 @@ export class Projector {
       this.revision + 1,
       (event) => {
         try {
-          if (!this.apply([event])) this.catchUp().catch(onError);
+          if (!this.apply([logged(event)])) this.catchUp().catch(onError);
         } catch (error) {
           onError(error as Error);
         }
@@ -109,5 +150,6 @@ export class Projector {
 
   async stop(): Promise<void> {
     await this.subscription?.close();
+    this.flush();
   }
 }

@@ -1,83 +1,71 @@
-import type { HistoryRow } from '../../projections/history.js';
-import { type Collection, type EntryMeta, RESOURCES } from '../domain/shared/types.js';
-import { emptyState } from '../domain/state.js';
 import type { EventStore } from '../event-store/port.js';
-import { CONFIG_STREAM, foldInto } from './projector.js';
-import { eventDigest } from './checkpoint.js';
-import type { EntryChange, ReadModelSnapshot, ReadModelStore } from './read-models.js';
+import type { ReadModelStore } from '../read-models/port.js';
+import { Projector } from './projector.js';
 
 export interface ReplayReport {
   events: number;
-  revision: number;
   differences: string[];
 }
 
-const BATCH = 1000;
-
-/** Rebuilds every read model from the log alone. */
-export async function rebuild(store: EventStore, progress: (events: number) => void = () => {}) {
-  const state = emptyState();
-  const history: HistoryRow[] = [];
-  let revision = -1;
-  let digest: string | undefined;
-  for (;;) {
-    const events = await store.readStream(CONFIG_STREAM, { fromRevision: revision + 1, maxCount: BATCH });
-    foldInto(state, events, history, new Map<string, EntryChange>());
-    const last = events.at(-1);
-    if (last) [revision, digest] = [last.revision, eventDigest(last)];
-    progress(revision + 1);
-    if (events.length < BATCH) return { snapshot: { state, revision, digest } as ReadModelSnapshot, history };
-  }
+/** Folds the whole log into `target` (empty): the read models as the log alone makes them. */
+export async function rebuild(
+  store: EventStore,
+  target: ReadModelStore,
+  progress?: (n: number) => void,
+): Promise<number> {
+  const projector = new Projector(store, target, (error) => {
+    throw error;
+  });
+  projector.load();
+  await projector.catchUp(progress);
+  projector.flush();
+  return projector.revision + 1;
 }
 
-const key = (row: HistoryRow) => `${row.resource}/${row.entry_id}@${row.revision}`;
-const canonical = ({ resource, entry_id, revision, position, type, at, actor, request_id, data }: HistoryRow) =>
-  JSON.stringify([resource, entry_id, revision, position, type, at, actor, request_id, data]);
+type Line = { table: string; key: string; value: string };
 
-/** What differs between a rebuild and the stored read models, one line a difference. */
-export function compare(
-  rebuilt: { snapshot: ReadModelSnapshot; history: HistoryRow[] },
-  stored: { snapshot: ReadModelSnapshot; history: HistoryRow[] },
-): string[] {
+const describe = (line: Line | undefined) => (line ? shorten(line.value) : 'absent');
+const shorten = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}…` : text);
+
+/** Orders two lines of one table the way the stores list them: by key, part by part, numbers as numbers. */
+function compareKeys(a: string, b: string): number {
+  const [x, y] = [a.split('/'), b.split('/')];
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const [p, q] = [x[i] ?? '', y[i] ?? ''];
+    if (p === q) continue;
+    const numeric = /^-?\d+$/.test(p) && /^-?\d+$/.test(q);
+    return numeric ? Number(p) - Number(q) : p < q ? -1 : 1;
+  }
+  return 0;
+}
+
+/** Every row that differs between the rebuilt and the stored read models, one line each, read in step. */
+export function compare(rebuilt: ReadModelStore, stored: ReadModelStore): string[] {
   const differences: string[] = [];
-  if (rebuilt.snapshot.revision !== stored.snapshot.revision) {
-    differences.push(`checkpoint: log revision ${rebuilt.snapshot.revision}, stored ${stored.snapshot.revision}`);
-  }
-  const [keyA, keyB] = [rebuilt.snapshot.state.secretKey, stored.snapshot.state.secretKey].map((k) =>
-    JSON.stringify(k),
-  );
-  if (keyA !== keyB) differences.push(`secret key: rebuilt ${keyA ?? 'none'}, stored ${keyB ?? 'none'}`);
-  for (const resource of RESOURCES) {
-    const a = rebuilt.snapshot.state[resource] as Collection<EntryMeta>;
-    const b = stored.snapshot.state[resource] as Collection<EntryMeta>;
-    for (const id of new Set([...a.entries.keys(), ...b.entries.keys()])) {
-      const x = JSON.stringify(a.entries.get(id));
-      const y = JSON.stringify(b.entries.get(id));
-      if (x !== y) differences.push(`${resource}/${id}: rebuilt ${x ?? 'absent'}, stored ${y ?? 'absent'}`);
+  const [a, b] = [rebuilt.lines()[Symbol.iterator](), stored.lines()[Symbol.iterator]()];
+  let [x, y] = [a.next().value as Line | undefined, b.next().value as Line | undefined];
+  const tables = ['meta', 'counters', 'entries', 'tombstones', 'changes', 'versions'];
+  const order = (p: Line, q: Line) => tables.indexOf(p.table) - tables.indexOf(q.table) || compareKeys(p.key, q.key);
+  while (x || y) {
+    const step = !y ? -1 : !x ? 1 : order(x, y);
+    const line = (step <= 0 ? x : y)!;
+    if (step !== 0 || x!.value !== y!.value) {
+      const [was, is] = step < 0 ? [x, undefined] : step > 0 ? [undefined, y] : [x, y];
+      differences.push(`${line.table} ${line.key}: rebuilt ${describe(was)}, stored ${describe(is)}`);
     }
-    const deletedA = [...a.deleted].sort().join(',');
-    const deletedB = [...b.deleted].sort().join(',');
-    if (deletedA !== deletedB) differences.push(`${resource}: deleted ids rebuilt [${deletedA}], stored [${deletedB}]`);
-    if (a.lastId !== b.lastId) differences.push(`${resource}: last id rebuilt ${a.lastId}, stored ${b.lastId}`);
+    if (step <= 0) x = a.next().value as Line | undefined;
+    if (step >= 0) y = b.next().value as Line | undefined;
   }
-  const storedHistory = new Map(stored.history.map((row) => [key(row), canonical(row)]));
-  for (const row of rebuilt.history) {
-    const other = storedHistory.get(key(row));
-    if (other !== canonical(row)) differences.push(`history ${key(row)}: ${other ? 'differs' : 'missing'}`);
-    storedHistory.delete(key(row));
-  }
-  for (const extra of storedHistory.keys()) differences.push(`history ${extra}: stored but not in the log`);
   return differences;
 }
 
-/** `npm run replay`: rebuild, compare, and with `apply` replace the stored read models. */
+/** `replay`: rebuilds into `fresh` and compares it with the stored read models. */
 export async function replay(
   store: EventStore,
-  readModels: ReadModelStore,
-  options: { apply: boolean; progress?: (n: number) => void },
+  stored: ReadModelStore,
+  fresh: ReadModelStore,
+  progress?: (n: number) => void,
 ): Promise<ReplayReport> {
-  const rebuilt = await rebuild(store, options.progress);
-  const differences = compare(rebuilt, readModels.dump());
-  if (options.apply && differences.length > 0) readModels.replace(rebuilt.snapshot, rebuilt.history);
-  return { events: rebuilt.snapshot.revision + 1, revision: rebuilt.snapshot.revision, differences };
+  const events = await rebuild(store, fresh, progress);
+  return { events, differences: compare(fresh, stored) };
 }

@@ -1,31 +1,28 @@
-import type { HistoryItem } from '../../projections/history.js';
+import type { HistoryItem } from '../../projections/changes.js';
 import { decide } from '../domain/decide.js';
+import type { Effect } from '../domain/evolve.js';
 import { genesisEvents } from '../domain/genesis.js';
+import type { ResourceName } from '../domain/resources.js';
+import type { EntryRecord } from '../domain/shared/collection.js';
 import { Deleted, NotFound } from '../domain/shared/errors.js';
-import type { SecretBox } from '../domain/shared/secrets.js';
-import type { DomainEvent, EventMetadata, Resource } from '../domain/shared/types.js';
-import { type AnyEntry, entryStream, resourceOfEvent } from '../domain/state.js';
-import { type EventStore, StoreUnavailable, WrongExpectedRevision } from '../event-store/port.js';
+import type { Sealed } from '../domain/shared/fields.js';
+import type { DomainEvent } from '../domain/shared/types.js';
+import type { ConfigState, RecordedKey } from '../domain/state.js';
+import type { EventStore } from '../event-store/port.js';
+import type { ReadModelStore } from '../read-models/port.js';
 import { assertLogHolds } from './checkpoint.js';
-import { prepare, type WriteRequest } from './prepare.js';
-import { assertMatches, keyFingerprint, type RecordedKey, StartRefused } from './secret-key.js';
-import { createSecretBox } from './secrets.js';
+import { prepare, type WriteRequest, type WriteRequestOf } from './prepare.js';
 import { CONFIG_STREAM, Projector } from './projector.js';
-import type { ReadModelStore } from './read-models.js';
+import { assertMatches, keyFingerprint, StartRefused } from './secret-key.js';
+import { createSecretBox, type SecretBox } from './secrets.js';
+import { type Caller, type Clock, Writer } from './writer.js';
 
-export interface Clock {
-  now(): Date;
-}
-
-export interface Caller {
-  actor: string;
-  requestId: string;
-}
+export type { Caller, Clock } from './writer.js';
 
 export interface WriteResult {
   id: number;
   /** The entry after the write; undefined after a hard delete. */
-  entry?: AnyEntry;
+  entry?: EntryRecord;
   /** False when the write changed nothing and recorded no event. */
   changed: boolean;
 }
@@ -41,21 +38,20 @@ export interface ServiceDeps {
   onBackgroundError?: (error: Error) => void;
 }
 
-/** How often a write is decided again when another instance appended first. */
-const MAX_ATTEMPTS = 25;
+const SYSTEM: Caller = { actor: 'system', requestId: 'genesis' };
 
 /**
- * Handles commands (load, decide, append, wait for the projection) and answers reads from the
- * projected state. Writes are serialised inside an instance; across instances the append's
- * expected revision makes the decision fail and run again on the newer state.
+ * The application: writes go through the group-commit writer (prepare, decide, append, fold), reads
+ * are answered from the projected state and the read models.
  */
 export class ConfigService {
-  private readonly projector: Projector;
-  private queue: Promise<unknown> = Promise.resolve();
+  readonly projector: Projector;
+  private readonly writer: Writer;
   private secrets?: SecretBox;
 
   constructor(private readonly deps: ServiceDeps) {
     this.projector = new Projector(deps.store, deps.readModels, deps.onBackgroundError);
+    this.writer = new Writer(deps.store, this.projector, deps.clock);
   }
 
   async start(): Promise<void> {
@@ -63,114 +59,78 @@ export class ConfigService {
     const checkpoint = { revision: this.projector.revision, digest: this.projector.digest };
     await assertLogHolds(this.deps.store, CONFIG_STREAM, checkpoint, this.deps.readModels.location);
     await this.projector.catchUp(this.deps.onProgress);
-    const key = this.deps.secretKey(this.projector.state.secretKey);
+    const key = this.deps.secretKey(this.state.secretKey);
     this.secrets = createSecretBox(key);
-    if (this.projector.revision === -1) await this.writeOnce(genesisEvents(keyFingerprint(key)));
-    else if (!this.projector.state.secretKey) await this.recordLegacyKey(key);
+    if (this.projector.revision === -1)
+      await this.writeOnce(genesisEvents(keyFingerprint(key)), (s) => s.revision === -1);
+    else if (!this.state.secretKey) await this.recordLegacyKey(key);
     // Another instance may have written first, with its own key: this one must be the same.
-    assertMatches(key, "this instance's key", this.projector.state.secretKey!);
+    assertMatches(key, "this instance's key", this.state.secretKey!);
     this.projector.follow(this.deps.onBackgroundError ?? (() => {}));
   }
 
-  /** Appends system events unless another instance appended first (then it wrote the same). */
-  private async writeOnce(events: DomainEvent[]): Promise<void> {
-    await this.serialised(() =>
-      this.append(events, { actor: 'system', requestId: 'genesis' }).catch((error) => {
-        if (!(error instanceof WrongExpectedRevision)) throw error;
-      }),
-    );
-    await this.projector.catchUp();
-  }
-
-  /** A log from before fingerprints were recorded: the key must open its secrets before it is recorded. */
-  private async recordLegacyKey(key: Buffer): Promise<void> {
-    const state = this.projector.state;
-    const sealed =
-      [...state.servers.entries.values()].find((s) => s.passwd)?.passwd ??
-      [...state['ssh-keys'].entries.values()].find((k) => k.private_key)?.private_key;
-    if (sealed !== undefined) {
-      try {
-        this.secrets!.open(sealed);
-      } catch {
-        throw new StartRefused(
-          'the log holds secrets that this key cannot open: start with the key they were sealed under (secret.key or CONFIG_SECRET_KEY)',
-        );
-      }
-    }
-    await this.writeOnce([{ type: 'SecretKeyRecorded', data: { fingerprint: keyFingerprint(key) } }]);
-  }
-
   async stop(): Promise<void> {
+    await this.writer.idle();
     await this.projector.stop();
-    await this.queue.catch(() => {});
+  }
+
+  get state(): ConfigState {
+    return this.projector.state;
   }
 
   get revision(): number {
     return this.projector.revision;
   }
 
-  list(resource: Resource): AnyEntry[] {
-    return [...this.projector.state[resource].entries.values()].sort((a, b) => a.id - b.id) as AnyEntry[];
+  get(resource: ResourceName, id: number): EntryRecord {
+    const col = this.state.collections[resource];
+    const entry = col.get(id);
+    if (entry) return entry;
+    throw col.tombstone(id) ? new Deleted(resource, id) : new NotFound(resource, id);
   }
 
-  get(resource: Resource, id: number): AnyEntry {
-    const col = this.projector.state[resource];
-    const entry = col.entries.get(id);
-    if (entry) return entry as AnyEntry;
-    throw col.deleted.has(id) ? new Deleted(resource, id) : new NotFound(resource, id);
-  }
-
-  history(resource: Resource, id: number): HistoryItem[] {
-    const col = this.projector.state[resource];
-    if (!col.entries.has(id) && !col.deleted.has(id)) throw new NotFound(resource, id);
+  history(resource: ResourceName, id: number): HistoryItem[] {
+    const col = this.state.collections[resource];
+    if (!col.get(id) && !col.tombstone(id)) throw new NotFound(resource, id);
     return this.deps.readModels.history(resource, id);
   }
 
-  execute(resource: Resource, request: WriteRequest, caller: Caller): Promise<WriteResult> {
-    return this.serialised(async () => {
-      for (let attempt = 1; ; attempt++) {
-        await this.projector.catchUp();
-        const state = this.projector.state;
-        const events = decide(resource, prepare(resource, request, state, this.secrets!), state);
-        const id = request.type === 'create' ? ((events[0]?.data as { id?: number } | undefined)?.id ?? 0) : request.id;
-        if (events.length > 0) {
-          try {
-            await this.append(events, caller);
-          } catch (error) {
-            if (error instanceof WrongExpectedRevision && attempt < MAX_ATTEMPTS) continue;
-            if (error instanceof WrongExpectedRevision) throw new StoreUnavailable('too many concurrent writes; retry');
-            throw error;
-          }
-        }
-        return {
-          id,
-          entry: this.projector.state[resource].entries.get(id) as AnyEntry | undefined,
-          changed: events.length > 0,
-        };
-      }
+  execute<R extends ResourceName>(request: WriteRequestOf<R>, caller: Caller): Promise<WriteResult> {
+    const { resource } = request;
+    return this.writer.submit({
+      caller,
+      decide: (state) => {
+        const deps = { secrets: this.secrets!, readModels: this.deps.readModels };
+        return decide(prepare(request as WriteRequest, state, deps), state);
+      },
+      answer: (state, effects: Effect[]) => {
+        const id = effects[0]?.id ?? ('id' in request ? request.id : undefined) ?? 0;
+        return { id, entry: state.collections[resource].get(id), changed: effects.length > 0 };
+      },
     });
   }
 
-  /** Appends at the revision the state was decided on, then waits until this instance has projected it. */
-  private async append(events: DomainEvent[], caller: Caller): Promise<void> {
-    const at = this.deps.clock.now().toISOString();
-    const expected = this.projector.revision === -1 ? 'no_stream' : this.projector.revision;
-    const records = events.map((event) => {
-      const resource = resourceOfEvent(event.type);
-      const entry = resource && entryStream(resource, (event.data as { id: number }).id);
-      return {
-        type: event.type,
-        data: event.data,
-        metadata: { actor: caller.actor, request_id: caller.requestId, at, entry } satisfies EventMetadata,
-      };
+  /** Appends system events while `needed` holds: another instance may have written them first. */
+  private async writeOnce(events: DomainEvent[], needed: (state: ConfigState) => boolean): Promise<void> {
+    await this.writer.submit({
+      caller: SYSTEM,
+      decide: (state) => (needed(state) ? events : []),
+      answer: () => undefined,
     });
-    await this.deps.store.append(CONFIG_STREAM, records, expected);
-    await this.projector.catchUp();
   }
 
-  private serialised<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
-    this.queue = run.catch(() => {});
-    return run;
+  /** A log from before fingerprints were recorded: the key must open its secrets before it is recorded. */
+  private async recordLegacyKey(key: Buffer): Promise<void> {
+    const sealed =
+      [...this.state.collections.servers.values()].find((s) => s.passwd)?.passwd ??
+      [...this.state.collections['ssh-keys'].values()].find((k) => k.private_key)?.private_key;
+    if (sealed !== undefined && this.secrets!.tryOpen(sealed as Sealed) === undefined) {
+      throw new StartRefused(
+        'the log holds secrets that this key cannot open: start with the key they were sealed under ' +
+          '(secret.key or CONFIG_SECRET_KEY)',
+      );
+    }
+    const recorded = { type: 'SecretKeyRecorded', data: { fingerprint: keyFingerprint(key) } };
+    await this.writeOnce([recorded], (state) => !state.secretKey);
   }
 }

@@ -1,27 +1,147 @@
-import { decide as decideAlias } from './aliases/decide.js';
-import { decide as decideClient } from './clients/decide.js';
-import { decide as decideEnvironment } from './environments/decide.js';
-import { decide as decideServer, type ServerCommand } from './servers/decide.js';
-import type { DomainEvent, EntryCommand, Resource } from './shared/types.js';
-import { decide as decideSshKey } from './ssh-keys/decide.js';
+import type { Command, EntryCommand } from './commands.js';
+import { addedIds, allocateId, checkExpected, checkUnique, heldIds, loadForWrite, referenceErrors } from './guards.js';
+import { type ResourceName, referencesTo, resourceOf } from './resources.js';
+import type { EntryRecord } from './shared/collection.js';
+import type { Resource } from './shared/declaration.js';
+import {
+  DeleteGuarded,
+  type Dependent,
+  fieldError,
+  InUse,
+  NotFound,
+  PreconditionFailed,
+  ValidationFailed,
+} from './shared/errors.js';
+import type { DomainEvent } from './shared/types.js';
 import type { ConfigState } from './state.js';
-import { decide as decideStorageArea } from './storage-areas/decide.js';
-import { decide as decideTag } from './tags/decide.js';
 
-/** A command for any resource, fields already checked against the resource's schema. */
-export type AnyCommand = EntryCommand<Record<string, unknown>> | ServerCommand;
+type Of<K extends EntryCommand['kind']> = Extract<EntryCommand, { kind: K }>;
+type Values = Record<string, unknown>;
 
-type Decider = (command: never, state: ConfigState) => DomainEvent[];
+const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
 
-const DECIDERS: Record<Resource, Decider> = {
-  tags: decideTag,
-  clients: decideClient,
-  environments: decideEnvironment,
-  aliases: decideAlias,
-  'storage-areas': decideStorageArea,
-  servers: decideServer,
-  'ssh-keys': decideSshKey,
-};
+/** The fields of `next` whose values differ from `before` (all of them when there is no `before`). */
+function changedFields(resource: Resource, next: Values, before?: Values): Set<string> {
+  return new Set(resource.fieldNames.filter((field) => !before || !same(next[field], before[field])));
+}
 
-export const decide = (resource: Resource, command: AnyCommand, state: ConfigState): DomainEvent[] =>
-  (DECIDERS[resource] as (command: AnyCommand, state: ConfigState) => DomainEvent[])(command, state);
+/** Unique values and the references of the changed fields, for an entry as it would become. */
+function checkEntry(state: ConfigState, resource: Resource, next: Values, id: number, before?: Values): void {
+  const changed = changedFields(resource, next, before);
+  checkUnique(state.collections[resource.name as ResourceName], next, id, changed);
+  const errors = referenceErrors(state, resource, next, (link) =>
+    changed.has(link.field) ? addedIds(link, next, before) : [],
+  );
+  if (errors.length > 0) throw new ValidationFailed(errors);
+}
+
+function decideCreate(command: Of<'create'>, state: ConfigState): DomainEvent[] {
+  const resource = resourceOf(command.resource);
+  const id = allocateId(state.collections[command.resource], command.id);
+  const fields = command.fields as Values;
+  checkEntry(state, resource, fields, id);
+  // The event holds exactly the resource's fields, in declaration order: replays compare byte for byte.
+  const data = Object.fromEntries(resource.fieldNames.map((field) => [field, fields[field]]));
+  return [{ type: resource.events.created, data: { id, ...data } }];
+}
+
+/** The references a soft-deleted entry needs before it can be live again, reported on `is_deleted`. */
+function restoreErrors(state: ConfigState, resource: Resource, next: Values): void {
+  const errors = referenceErrors(state, resource, next, (link) => heldIds(next[link.field]), 'is_deleted');
+  if (errors.length > 0) throw new ValidationFailed(errors);
+}
+
+/** PUT and PATCH: the entry as it would become, compared field by field; no difference, no event. */
+function decideChange(command: Of<'replace'> | Of<'patch'>, state: ConfigState): DomainEvent[] {
+  const resource = resourceOf(command.resource);
+  const current = loadForWrite(state.collections[command.resource], command.id, command.expected);
+  const restoring = command.kind === 'patch' && command.restore === true && current.is_deleted === true;
+  const changes: Values = {};
+  for (const [field, value] of Object.entries(command.fields as Values)) {
+    // Undefined: PATCH did not send it, or PUT left out a secret (it keeps its stored value).
+    if (value !== undefined && resource.fieldNames.includes(field) && !same(value, current[field])) {
+      changes[field] = value;
+    }
+  }
+  const next = { ...current, ...changes };
+  if (restoring) restoreErrors(state, resource, next);
+  const events: DomainEvent[] = restoring ? [{ type: resource.events.restored, data: { id: current.id } }] : [];
+  if (Object.keys(changes).length === 0) return events;
+  checkEntry(state, resource, next, current.id, current);
+  return [...events, { type: resource.events.updated, data: { id: current.id, changes } }];
+}
+
+/** The entries that stop a hard delete, as the references to this resource declare. */
+function dependents(state: ConfigState, resource: Resource, id: number): Dependent[] {
+  const found: Dependent[] = [];
+  for (const link of referencesTo(resource.name as ResourceName)) {
+    const policy = link.reference.whenTargetDeleted;
+    if (policy === 'remove') continue;
+    const col = state.collections[link.from as ResourceName];
+    for (const referrer of col.referencing(link.field, id)) {
+      if (policy === 'refuse' || !col.get(referrer)?.is_deleted) found.push({ resource: link.from, id: referrer });
+    }
+  }
+  return found.sort((a, b) => a.resource.localeCompare(b.resource) || a.id - b.id);
+}
+
+function decideDelete(command: Of<'delete'>, state: ConfigState): DomainEvent[] {
+  const resource = resourceOf(command.resource);
+  const entry = loadForWrite(state.collections[command.resource], command.id, command.expected);
+  const event = { type: resource.events.deleted, data: { id: entry.id } };
+  if (resource.declaration.deletion === 'soft') return entry.is_deleted ? [] : [event];
+  const guarded = resource.declaration.guardDelete?.(entry);
+  if (guarded) throw new DeleteGuarded(resource.name, entry.id, guarded);
+  const blocking = dependents(state, resource, entry.id);
+  if (blocking.length > 0) throw new InUse(resource.name, entry.id, blocking);
+  // What happens to the entries that referenced it is derived by the fold from this one event.
+  return [event];
+}
+
+/** The entry becomes what it was at a version it had, under every rule of a PUT (and of a restore). */
+function decideRevert(command: Of<'revert'>, state: ConfigState): DomainEvent[] {
+  const resource = resourceOf(command.resource);
+  const col = state.collections[command.resource];
+  const current: EntryRecord | undefined = col.get(command.id);
+  if (!current && !col.tombstone(command.id)) throw new NotFound(resource.name, command.id);
+  if (current) checkExpected(command.expected, current.version);
+  else if (command.expected !== undefined && command.expected !== 'any')
+    throw new PreconditionFailed(command.expected, 0);
+  if (!command.values) {
+    throw fieldError(
+      'version',
+      'unknown_version',
+      `${resource.name}/${command.id} never had version ${command.toVersion}`,
+    );
+  }
+  const soft = resource.declaration.deletion === 'soft';
+  const values = Object.fromEntries(resource.fieldNames.map((field) => [field, (command.values as Values)[field]]));
+  const target: Values = soft ? { ...values, is_deleted: command.values.is_deleted === true } : values;
+  if (current && !changedFields(resource, target, current).size && current.is_deleted === target.is_deleted) return [];
+  if (soft && !target.is_deleted && current?.is_deleted) restoreErrors(state, resource, target);
+  // A hard-deleted entry coming back is checked as a creation: every unique value, every reference.
+  checkEntry(state, resource, target, command.id, current);
+  const data = { id: command.id, to_version: command.toVersion, values: target };
+  return [{ type: resource.events.reverted, data }];
+}
+
+/** The one pure decision: a command and the whole configuration in, the events to record out. */
+export function decide(command: Command, state: ConfigState): DomainEvent[] {
+  switch (command.kind) {
+    case 'create':
+      return decideCreate(command, state);
+    case 'replace':
+    case 'patch':
+      return decideChange(command, state);
+    case 'delete':
+      return decideDelete(command, state);
+    case 'revert':
+      return decideRevert(command, state);
+    default:
+      return assertNever(command);
+  }
+}
+
+export function assertNever(value: never): never {
+  throw new Error(`unexpected ${JSON.stringify(value)}`);
+}

@@ -4,6 +4,8 @@
  *
  * Revisions count from 0 inside a stream. Positions are increasing numbers over the whole log.
  */
+import type { LoggedEvent } from '../domain/shared/types.js';
+
 export interface EventToAppend {
   type: string;
   data: unknown;
@@ -18,6 +20,9 @@ export interface RecordedEvent {
   data: unknown;
   metadata: Record<string, unknown>;
 }
+
+/** A recorded event as the domain reads it: its metadata is the service's own (see EventMetadata). */
+export const logged = (event: RecordedEvent): LoggedEvent => event as unknown as LoggedEvent;
 
 /** A revision number: the revision of the stream's last event; `no_stream`: the stream must not exist yet. */
 export type ExpectedRevision = number | 'no_stream' | 'any';

@@ -4,7 +4,7 @@ import Koa, { type Context, type Next } from 'koa';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import type { Logger } from 'pino';
 import type { ConfigService } from '../application/service.js';
-import { RESOURCES } from '../domain/shared/types.js';
+import { isResourceName } from '../domain/resources.js';
 import { WriteValidator } from '../schemas/validator.js';
 import { errorHandler, methodNotAllowed, unknownResource, unknownRoute } from './errors.js';
 import { refuseQuery } from './request.js';
@@ -57,7 +57,7 @@ async function trailingSlash(ctx: Context, next: Next) {
 function notFound(ctx: Context) {
   const rest = ctx.path.startsWith(`${CONFIG_BASE}/`) ? ctx.path.slice(CONFIG_BASE.length + 1) : undefined;
   const name = rest?.split('/')[0];
-  if (name && !(RESOURCES as readonly string[]).includes(name)) throw unknownResource(name);
+  if (name && !isResourceName(name)) throw unknownResource(name);
   throw unknownRoute(ctx.path);
 }
 

@@ -1,15 +1,15 @@
 import { Readable } from 'node:stream';
-import type { Resource } from '../domain/shared/types.js';
-import type { AnyEntry } from '../domain/state.js';
+import type { ResourceName } from '../domain/resources.js';
+import type { EntryRecord } from '../domain/shared/collection.js';
 import { present } from './present.js';
 
 /**
  * Each entry's JSON, made once per version of the entry and shared by every request that shows it.
  * Entries are immutable (a change makes a new object), so the cache forgets old versions by itself.
  */
-const serialised = new WeakMap<AnyEntry, string>();
+const serialised = new WeakMap<EntryRecord, string>();
 
-export function entryJson(resource: Resource, entry: AnyEntry): string {
+export function entryJson(resource: ResourceName, entry: EntryRecord): string {
   let json = serialised.get(entry);
   if (json === undefined) {
     json = JSON.stringify(present(resource, entry));
@@ -26,7 +26,7 @@ const PIECE = 256;
  * stream made piece by piece as the client reads it, so that a list of 100,000 entries neither
  * holds the event loop while it is serialised nor sits in memory whole, once per request.
  */
-export function listBody(resource: Resource, entries: AnyEntry[], total: number): string | Readable {
+export function listBody(resource: ResourceName, entries: EntryRecord[], total: number): string | Readable {
   const items = (from: number, to: number) =>
     entries
       .slice(from, to)

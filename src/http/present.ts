@@ -1,38 +1,31 @@
-import type { Resource } from '../domain/shared/types.js';
-import { RESOURCES } from '../domain/shared/types.js';
-import type { AnyEntry } from '../domain/state.js';
-import { COMMON_READ_ONLY, shownFields } from '../schemas/resource.js';
-import { SCHEMAS } from '../schemas/resources.js';
+import { type ResourceName, resourceOf } from '../domain/resources.js';
+import type { EntryRecord } from '../domain/shared/collection.js';
+import { META_FIELDS } from '../schemas/write.js';
 
-type Source = Record<string, unknown>;
+type Shape = { fields: readonly string[]; outputs: [string, (entry: Record<string, unknown>) => unknown][] };
 
-/** Read-only fields derived from the stored entry. */
-const DERIVED: Record<string, (entry: Source) => unknown> = {
-  date: (entry) => entry.created_at,
-  added_on: (entry) => entry.created_at,
-  has_passwd: (entry) => typeof entry.passwd === 'string',
-  has_private_key: (entry) => typeof entry.private_key === 'string',
-  is_deleted: (entry) => entry.is_deleted === true,
-};
+const shapes = new Map<string, Shape>();
 
-/** Per resource, worked out once: the stored fields shown (schema order, secrets left out) and the derived ones. */
-const SHAPES = Object.fromEntries(
-  RESOURCES.map((resource) => {
-    const schema = SCHEMAS[resource];
-    return [
-      resource,
-      { fields: shownFields(schema), derived: Object.keys(schema.outputExtras), timestamps: COMMON_READ_ONLY.slice(1) },
-    ];
-  }),
-) as Record<Resource, { fields: string[]; derived: string[]; timestamps: string[] }>;
+/** Per resource, worked out once: the fields shown (declaration order, secrets left out) and the derived ones. */
+function shapeOf(resource: ResourceName): Shape {
+  let shape = shapes.get(resource);
+  if (!shape) {
+    const declared = resourceOf(resource);
+    const outputs = Object.entries(declared.declaration.outputs ?? {}).map(
+      ([name, o]) => [name, o.from] as Shape['outputs'][0],
+    );
+    shape = { fields: declared.shownFields, outputs };
+    shapes.set(resource, shape);
+  }
+  return shape;
+}
 
-/** An entry as clients see it: secrets replaced by `has_*`, read-only fields added, fields in schema order. */
-export function present(resource: Resource, entry: AnyEntry): Source {
-  const source = entry as unknown as Source;
-  const shape = SHAPES[resource];
-  const out: Source = { id: source.id };
-  for (const name of shape.fields) out[name] = source[name];
-  for (const name of shape.derived) out[name] = DERIVED[name](source);
-  for (const name of shape.timestamps) out[name] = source[name];
+/** An entry as clients see it: secrets replaced by `has_*`, read-only fields added, in declaration order. */
+export function present(resource: ResourceName, entry: EntryRecord): Record<string, unknown> {
+  const shape = shapeOf(resource);
+  const out: Record<string, unknown> = { id: entry.id };
+  for (const name of shape.fields) out[name] = entry[name];
+  for (const [name, from] of shape.outputs) out[name] = from(entry);
+  for (const name of META_FIELDS) out[name] = entry[name];
   return out;
 }

@@ -1,37 +1,14 @@
 import type { Context } from 'koa';
-import type { JsonSchema } from '../schemas/fields.js';
-import { MAX_ID, own } from '../schemas/fields.js';
-import { invalidId, invalidQuery } from './errors.js';
+import type { ListQuery } from '../application/queries.js';
+import type { Resource } from '../domain/shared/declaration.js';
+import type { JsonSchema } from '../domain/shared/fields.js';
+import { type ExpectedVersion, MAX_ID } from '../domain/shared/types.js';
+import { invalidId, invalidQuery, RequestError } from './errors.js';
 
 /** `{id}`: decimal, no sign, no leading zero, 1 … 2^53 − 1. */
 export function parseId(raw: string): number {
   if (!/^[1-9][0-9]{0,15}$/.test(raw) || Number(raw) > MAX_ID) throw invalidId(raw);
   return Number(raw);
-}
-
-export type ListQuery = { filters: Record<string, number | boolean>; limit?: number; offset: number };
-
-const PAGE = { limit: { type: 'integer', minimum: 1 }, offset: { type: 'integer', minimum: 0 } } as const;
-
-/** Query parameters: each known one at most once and well-formed; anything else is a 400. */
-export function parseQuery(ctx: Context, allowed: Record<string, JsonSchema> = {}): ListQuery {
-  const query: ListQuery = { filters: {}, offset: 0 };
-  const known: Record<string, JsonSchema> = { ...allowed, ...PAGE };
-  for (const [name, value] of Object.entries(ctx.query)) {
-    const schema = own(known, name);
-    if (!schema) throw invalidQuery(`unknown query parameter "${name.slice(0, 40)}"`);
-    if (typeof value !== 'string') throw invalidQuery(`query parameter "${name}" is given more than once`);
-    const parsed =
-      schema.type === 'boolean' ? parseBoolean(value) : parseInteger(value, (schema.minimum as number) ?? 0);
-    if (parsed === undefined)
-      throw invalidQuery(
-        `query parameter "${name}" must be ${schema.type === 'boolean' ? 'true or false' : `an integer ≥ ${schema.minimum}`}`,
-      );
-    if (name === 'limit') query.limit = parsed as number;
-    else if (name === 'offset') query.offset = parsed as number;
-    else query.filters[name] = parsed;
-  }
-  return query;
 }
 
 /** For routes that take no query parameter at all. */
@@ -40,8 +17,118 @@ export function refuseQuery(ctx: Context): void {
   if (name !== undefined) throw invalidQuery(`unknown query parameter "${name.slice(0, 40)}"`);
 }
 
-const parseBoolean = (value: string) => own<boolean>({ true: true, false: false, '1': true, '0': false }, value);
-const parseInteger = (value: string, minimum: number) =>
-  /^(0|[1-9][0-9]{0,15})$/.test(value) && Number(value) >= minimum && Number(value) <= MAX_ID
-    ? Number(value)
-    : undefined;
+const ENTITY_TAG = /^(W\/)?"([^"]*)"$/;
+
+/**
+ * `If-Match` (RFC 9110) as the versions a write accepts: `*`, or a list of entity tags `"<version>"`
+ * (weak tags compare equal). A value that is not an entity tag is a 412 that says how to quote it.
+ */
+export function expectedVersion(header: string): ExpectedVersion | undefined {
+  if (header === '') return undefined;
+  if (header.trim() === '*') return 'any';
+  const versions: number[] = [];
+  for (const part of header.split(',').map((p) => p.trim())) {
+    const tag = ENTITY_TAG.exec(part);
+    if (!tag) {
+      throw new RequestError(
+        412,
+        'precondition_failed',
+        `If-Match must hold entity tags in double quotes, as the ETag header gives them: If-Match: "${part.replace(/"/g, '').slice(0, 20)}"`,
+      );
+    }
+    // A tag that is no version of ours can never match: it stays out, and the write gets its 412.
+    if (/^[1-9][0-9]{0,15}$/.test(tag[2])) versions.push(Number(tag[2]));
+  }
+  return versions;
+}
+
+/** The query parameters of lists, per resource, with the schema their values are read with. */
+export function listParameters(resource: Resource): Record<string, JsonSchema> {
+  const { fields, deletion } = resource.declaration;
+  const params: Record<string, JsonSchema> = { id: { type: 'integer', minimum: 1, maximum: MAX_ID } };
+  for (const name of resource.shownFields) {
+    const spec = fields[name];
+    if (spec.schema.type === 'array') {
+      if (spec.filterAs) params[spec.filterAs] = spec.schema.items as JsonSchema;
+    } else params[name] = spec.schema;
+  }
+  if (deletion === 'soft') params.is_deleted = { type: 'boolean' };
+  return params;
+}
+
+const sortable = (resource: Resource) => [
+  'id',
+  ...resource.shownFields.filter((name) => resource.declaration.fields[name].schema.type !== 'array'),
+  ...(resource.declaration.deletion === 'soft' ? ['is_deleted'] : []),
+  'version',
+  'created_at',
+  'updated_at',
+];
+
+function parseValue(name: string, raw: string, schema: JsonSchema): unknown {
+  const types = ([] as unknown[]).concat(schema.type);
+  if (types.includes('null') && raw === 'null') return null;
+  if (types.includes('boolean')) {
+    const booleans: Record<string, boolean> = { true: true, false: false, '1': true, '0': false };
+    if (!Object.hasOwn(booleans, raw)) throw invalidQuery(`query parameter "${name}" must be true or false`);
+    return booleans[raw];
+  }
+  if (types.includes('integer')) {
+    const min = (schema.minimum as number | undefined) ?? 0;
+    if (!/^(0|[1-9][0-9]{0,15})$/.test(raw) || Number(raw) < min || Number(raw) > MAX_ID) {
+      throw invalidQuery(`query parameter "${name}" must be an integer ≥ ${min}`);
+    }
+    return Number(raw);
+  }
+  if (raw.length > 1000) throw invalidQuery(`query parameter "${name}" is too long`);
+  return raw;
+}
+
+const count = (name: string, raw: string, min: number) =>
+  parseValue(name, raw, { type: 'integer', minimum: min }) as number;
+
+function parseSort(resource: Resource, raw: string): ListQuery['sort'] {
+  const allowed = sortable(resource);
+  return raw.split(',').map((part) => {
+    const descending = part.startsWith('-');
+    const field = descending ? part.slice(1) : part;
+    if (!allowed.includes(field)) throw invalidQuery(`cannot sort ${resource.name} by "${field.slice(0, 40)}"`);
+    return { field, descending };
+  });
+}
+
+/** List query parameters; an unknown one, or one given twice that cannot be, is a 400. */
+export function parseListQuery(ctx: Context, resource: Resource): ListQuery {
+  const params = listParameters(resource);
+  const query: ListQuery = { equals: [], holds: [], sort: [], offset: 0 };
+  for (const [name, given] of Object.entries(ctx.query)) {
+    const values = ([] as string[]).concat(given ?? []);
+    const single = () => {
+      if (values.length > 1) throw invalidQuery(`query parameter "${name}" is given more than once`);
+      return values[0];
+    };
+    if (name === 'limit') query.limit = count(name, single(), 1);
+    else if (name === 'offset') query.offset = count(name, single(), 0);
+    else if (name === 'sort') query.sort = parseSort(resource, single());
+    else if (name === 'q') query.q = { text: single(), searched: searchedFields(resource) };
+    else if (!Object.hasOwn(params, name)) throw invalidQuery(`unknown query parameter "${name.slice(0, 40)}"`);
+    else if (isMembership(resource, name)) {
+      query.holds.push({
+        field: membershipField(resource, name),
+        ids: values.map((v) => parseValue(name, v, params[name]) as number),
+      });
+    } else query.equals.push({ field: name, values: values.map((v) => parseValue(name, v, params[name])) });
+  }
+  return query;
+}
+
+export const searchedFields = (resource: Resource) =>
+  Object.entries(resource.declaration.fields)
+    .filter(([, spec]) => spec.search)
+    .map(([name]) => name);
+
+const membershipField = (resource: Resource, param: string) =>
+  Object.entries(resource.declaration.fields).find(([, spec]) => spec.filterAs === param)![0];
+
+const isMembership = (resource: Resource, param: string) =>
+  Object.values(resource.declaration.fields).some((spec) => spec.filterAs === param);

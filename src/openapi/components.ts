@@ -1,6 +1,10 @@
 import type { ComponentsObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import { problemType } from '../http/errors.js';
-import { integer, type JsonSchema, MAX_ID, timestamp } from '../schemas/fields.js';
+import type { JsonSchema } from '../domain/shared/fields.js';
+import { MAX_ID } from '../domain/shared/types.js';
+
+const integer = (minimum: number): JsonSchema => ({ type: 'integer', minimum, maximum: MAX_ID });
+const timestamp = (): JsonSchema => ({ type: 'string', format: 'date-time' });
 
 const problemProperties: Record<string, JsonSchema> = {
   type: { type: 'string' },
@@ -139,8 +143,25 @@ export function sharedComponents(): ComponentsObject {
           actor: { type: 'string', description: 'anonymous without credentials, system for the initial entries' },
           request_id: { type: 'string' },
           data: { type: 'object', description: 'the values the event set; secrets appear as "[redacted]"' },
+          diff: {
+            type: 'array',
+            description:
+              "what the event changed in this entry, field by field (also when another entry's event changed it)",
+            items: { $ref: '#/components/schemas/DiffMember' },
+          },
         },
-        required: ['position', 'revision', 'type', 'at', 'actor', 'request_id', 'data'],
+        required: ['position', 'revision', 'type', 'at', 'actor', 'request_id', 'data', 'diff'],
+      },
+      DiffMember: {
+        type: 'object',
+        description:
+          'one field an event set or changed; a secret shows as "[redacted]" on whichever side holds a value',
+        properties: {
+          field: { type: 'string' },
+          before: { description: 'the value before the event; null before the creation' },
+          after: { description: 'the value after the event; null after a hard delete' },
+        },
+        required: ['field', 'before', 'after'],
       },
     },
     parameters: {

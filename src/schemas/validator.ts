@@ -1,11 +1,11 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import type { Input } from '../domain/commands.js';
+import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../domain/resources.js';
+import type { Resource } from '../domain/shared/declaration.js';
 import { type FieldError, ValidationFailed } from '../domain/shared/errors.js';
-import type { Resource } from '../domain/shared/types.js';
-import { isHost, MAX_ID, own } from './fields.js';
-import type { ResourceSchema } from './resource.js';
-import { SCHEMAS } from './resources.js';
-import { type WriteMode, writeSchema } from './write.js';
+import { isHost } from '../domain/shared/fields.js';
+import { ignoredInputs, type WriteMode, writeSchema } from './write.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -16,12 +16,14 @@ export function createAjv(options: { useDefaults?: boolean } = {}): Ajv2020 {
   return ajv;
 }
 
-export interface ParsedWrite {
+export interface ParsedWrite<R extends ResourceName = ResourceName> {
   /** POST: the id asked for, if any. */
   id?: number;
-  fields: Record<string, unknown>;
-  /** PATCH `{"is_deleted": false}` on a server. */
+  input: Partial<Input<R>>;
+  /** PATCH `{"is_deleted": false}` on a soft-deleted entry. */
   restore?: boolean;
+  /** The resource's crypted flag was set: its secrets are PmaControl ciphertexts. */
+  crypted?: boolean;
 }
 
 const CODES: Record<string, string> = {
@@ -38,89 +40,88 @@ const CODES: Record<string, string> = {
   additionalProperties: 'unknown_field',
 };
 
+const fail = (field: string, code: string, message: string): FieldError => ({ field, code, message });
+
 function toFieldErrors(errors: ErrorObject[]): FieldError[] {
   const byField = new Map<string, FieldError>();
   for (const error of errors) {
     const params = error.params as { missingProperty?: string; additionalProperty?: string };
+    const path = error.instancePath.split('/').slice(1);
     const field =
       params.missingProperty ??
       params.additionalProperty ??
-      error.instancePath
-        .split('/')
-        .slice(1)
-        .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
-        .join('.');
+      path.map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
     const message =
       error.keyword === 'additionalProperties'
         ? 'is not a field of this resource'
         : error.keyword === 'required'
           ? 'is required'
           : (error.message ?? 'is invalid');
-    if (!byField.has(field)) byField.set(field, { field, code: CODES[error.keyword] ?? 'invalid', message });
+    if (!byField.has(field)) byField.set(field, fail(field, CODES[error.keyword] ?? 'invalid', message));
   }
   return [...byField.values()];
 }
 
-const fail = (field: string, code: string, message: string): FieldError => ({ field, code, message });
+type Body = Record<string, unknown>;
 
-/** Validates write bodies against the resources' schemas, compiled once. */
+/** Validates write bodies against the resources' declarations, compiled once. */
 export class WriteValidator {
   private readonly compiled = new Map<string, ValidateFunction>();
 
   constructor() {
     const ajv = createAjv({ useDefaults: true });
-    for (const schema of Object.values(SCHEMAS)) {
+    for (const name of RESOURCE_NAMES) {
       for (const mode of ['create', 'replace', 'patch'] as const) {
-        this.compiled.set(`${schema.resource}/${mode}`, ajv.compile(writeSchema(schema, mode)));
+        this.compiled.set(`${name}/${mode}`, ajv.compile(writeSchema(resourceOf(name), mode)));
       }
     }
   }
 
-  parse(resource: Resource, mode: WriteMode, body: Record<string, unknown>, pathId?: number): ParsedWrite {
-    const schema = SCHEMAS[resource];
+  parse<R extends ResourceName>(name: R, mode: WriteMode, body: Body, pathId?: number): ParsedWrite<R> {
+    const resource = resourceOf(name);
     const errors: FieldError[] = [];
-    const input = resolveAliases(schema, body, errors);
-    const parsed: ParsedWrite = { fields: input };
-    setAsideReadOnly(schema, mode, input, parsed, errors, pathId);
-    normalise(schema, input);
-    setAsideLongArrays(schema, input, errors);
-    const validate = this.compiled.get(`${resource}/${mode}`)!;
+    const input = resolveAliases(resource, body, errors);
+    const parsed: ParsedWrite<R> = { input: input as Partial<Input<R>> };
+    setAsideReadOnly(resource, mode, input, parsed, errors, pathId);
+    normalise(resource, input);
+    setAsideLongArrays(resource, input, errors);
+    const validate = this.compiled.get(`${name}/${mode}`)!;
     if (!validate(input)) for (const error of toFieldErrors(validate.errors ?? [])) errors.push(error);
     if (errors.length > 0) throw new ValidationFailed(errors);
     if (mode === 'create' && input.id !== undefined) {
       parsed.id = input.id as number;
       delete input.id;
     }
-    if (Array.isArray(input.tags)) input.tags = [...new Set(input.tags as number[])].sort((a, b) => a - b);
+    complete(resource, mode, input);
     return parsed;
   }
 }
 
-function resolveAliases(
-  schema: ResourceSchema,
-  body: Record<string, unknown>,
-  errors: FieldError[],
-): Record<string, unknown> {
-  const input: Record<string, unknown> = { ...body };
+function resolveAliases(resource: Resource, body: Body, errors: FieldError[]): Body {
+  const input: Body = { ...body };
   const move = (alias: string, field: string, value: unknown) => {
-    if (field in input) errors.push(fail(alias, 'duplicate_field', `is an alias of ${field}, which is also given`));
+    if (Object.hasOwn(input, field))
+      errors.push(fail(alias, 'duplicate_field', `is an alias of ${field}, which is also given`));
     else input[field] = value;
   };
-  for (const [alias, field] of Object.entries(schema.aliases ?? {})) {
-    if (!(alias in input)) continue;
-    move(alias, field, input[alias]);
-    delete input[alias];
+  for (const [field, spec] of Object.entries(resource.declaration.fields)) {
+    for (const alias of spec.aliases) {
+      if (!Object.hasOwn(input, alias)) continue;
+      const value = input[alias];
+      delete input[alias];
+      move(alias, field, value);
+    }
   }
-  for (const [alias, parts] of Object.entries(schema.objectAliases ?? {})) {
-    if (!(alias in input)) continue;
+  for (const [alias, { parts }] of Object.entries(resource.declaration.objectAliases ?? {})) {
+    if (!Object.hasOwn(input, alias)) continue;
     const value = input[alias];
     delete input[alias];
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       errors.push(fail(alias, 'invalid_type', `must be an object with ${Object.keys(parts).join(', ')}`));
       continue;
     }
-    for (const [key, part] of Object.entries(value as Record<string, unknown>)) {
-      const field = own(parts, key);
+    for (const [key, part] of Object.entries(value as Body)) {
+      const field = Object.hasOwn(parts, key) ? parts[key] : undefined;
       if (field) move(`${alias}.${key}`, field, part);
       else errors.push(fail(`${alias}.${key}`, 'unknown_field', 'is not a field of this alias'));
     }
@@ -128,41 +129,46 @@ function resolveAliases(
   return input;
 }
 
-const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 1 && (v as number) <= MAX_ID;
+const asBoolean = (value: unknown) => (value === 0 ? false : value === 1 ? true : value);
 
+/** Read-only fields of a GET body are ignored (so a GET body can be sent back); `id` must be the path's. */
 function setAsideReadOnly(
-  schema: ResourceSchema,
+  resource: Resource,
   mode: WriteMode,
-  input: Record<string, unknown>,
+  input: Body,
   parsed: ParsedWrite,
   errors: FieldError[],
   pathId?: number,
 ): void {
-  if (mode !== 'create' && 'id' in input) {
+  if (mode !== 'create' && Object.hasOwn(input, 'id')) {
     if (input.id !== pathId)
       errors.push(fail('id', 'id_mismatch', `must be the id of the path (${pathId}) or left out`));
     delete input.id;
   }
-  if (mode === 'create' && 'id' in input && !isId(input.id)) {
-    errors.push(fail('id', 'invalid_type', `must be an integer from 1 to ${MAX_ID}`));
-    delete input.id;
-  }
-  if ('is_deleted' in input && schema.resource === 'servers') {
-    const value = input.is_deleted === 0 ? false : input.is_deleted === 1 ? true : input.is_deleted;
+  if (resource.declaration.deletion === 'soft' && Object.hasOwn(input, 'is_deleted')) {
+    const value = asBoolean(input.is_deleted);
     delete input.is_deleted;
-    if (mode === 'patch' && value === false) parsed.restore = true;
-    else if (value === true && mode !== 'replace')
-      errors.push(fail('is_deleted', 'read_only', 'only DELETE deletes a server'));
-    else if (typeof value !== 'boolean') errors.push(fail('is_deleted', 'invalid_type', 'must be boolean'));
+    if (typeof value !== 'boolean') errors.push(fail('is_deleted', 'invalid_type', 'must be boolean'));
+    else if (mode === 'patch' && !value) parsed.restore = true;
+    else if (value && mode !== 'replace') errors.push(fail('is_deleted', 'read_only', 'only DELETE deletes'));
   }
-  for (const name of [
-    'version',
-    'created_at',
-    'updated_at',
-    ...Object.keys(schema.outputExtras),
-    ...(schema.ignored ?? []),
-  ]) {
-    delete input[name];
+  const flag = resource.declaration.cryptedFlag;
+  if (flag && Object.hasOwn(input, flag)) {
+    const value = asBoolean(input[flag]);
+    if (typeof value !== 'boolean') errors.push(fail(flag, 'invalid_type', 'must be boolean (or 0 or 1)'));
+    else parsed.crypted = value;
+  }
+  for (const name of ignoredInputs(resource)) delete input[name];
+}
+
+/** Strings trimmed (except where declared otherwise), and 0 / 1 accepted for booleans. */
+function normalise(resource: Resource, input: Body): void {
+  const { fields } = resource.declaration;
+  for (const [name, value] of Object.entries(input)) {
+    const spec = Object.hasOwn(fields, name) ? fields[name] : undefined;
+    if (!spec) continue;
+    if (typeof value === 'string' && spec.trim) input[name] = value.trim();
+    if (spec.schema.type === 'boolean') input[name] = asBoolean(value);
   }
 }
 
@@ -170,9 +176,9 @@ function setAsideReadOnly(
  * An array longer than its schema allows is one problem, reported before the items are looked at:
  * validating 100,000 items one by one would be work a client could make the service do for nothing.
  */
-function setAsideLongArrays(schema: ResourceSchema, input: Record<string, unknown>, errors: FieldError[]): void {
-  for (const [name, field] of Object.entries(schema.fields)) {
-    const limit = field.schema.maxItems as number | undefined;
+function setAsideLongArrays(resource: Resource, input: Body, errors: FieldError[]): void {
+  for (const [name, spec] of Object.entries(resource.declaration.fields)) {
+    const limit = spec.schema.maxItems as number | undefined;
     const value = input[name];
     if (limit === undefined || !Array.isArray(value) || value.length <= limit) continue;
     errors.push(fail(name, 'too_many', `must have at most ${limit} items`));
@@ -180,12 +186,14 @@ function setAsideLongArrays(schema: ResourceSchema, input: Record<string, unknow
   }
 }
 
-/** Strings trimmed (secrets excepted), and 0 / 1 accepted for booleans. */
-function normalise(schema: ResourceSchema, input: Record<string, unknown>): void {
-  for (const [name, value] of Object.entries(input)) {
-    const field = own(schema.fields, name);
-    if (!field) continue;
-    if (typeof value === 'string' && !field.keepWhitespace) input[name] = value.trim();
-    if (field.schema.type === 'boolean' && (value === 0 || value === 1)) input[name] = value === 1;
+/** Defaults made from other fields (POST and PUT), and id lists without duplicates in ascending order. */
+function complete(resource: Resource, mode: WriteMode, input: Body): void {
+  for (const [name, spec] of Object.entries(resource.declaration.fields)) {
+    if (mode !== 'patch' && input[name] === undefined && spec.fallback && 'from' in spec.fallback) {
+      input[name] = spec.fallback.from(input);
+    }
+    if (spec.reference && Array.isArray(input[name])) {
+      input[name] = [...new Set(input[name] as number[])].sort((a, b) => a - b);
+    }
   }
 }

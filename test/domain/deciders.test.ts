@@ -1,68 +1,74 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { Fields } from '../../src/domain/commands.js';
+import type { Sealed } from '../../src/domain/shared/fields.js';
 import { clientCreated, given, serverCreated, tagCreated } from '../support/given.js';
 
 const it = suite('deciders: given events / when command / then events');
 
+const tag = (name: string): Fields<'tags'> => ({ name, color: '#000000', background: '#000000' });
+const serverFields = (id: number, fields: Partial<Fields<'servers'>> = {}) => {
+  const { id: _id, ...data } = serverCreated(id).data;
+  return { ...data, passwd: data.passwd as Sealed, ...fields } as Fields<'servers'>;
+};
+
 it('create allocates the next id above every id ever used', () => {
   given(tagCreated(1), tagCreated(4), { type: 'TagDeleted', data: { id: 4 } })
-    .when('tags', { type: 'create', fields: { name: 'new', color: '#000000', background: '#000000' } })
-    .then([{ type: 'TagCreated', data: { id: 5, name: 'new', color: '#000000', background: '#000000' } }]);
+    .when({ kind: 'create', resource: 'tags', fields: tag('new') })
+    .then([{ type: 'TagCreated', data: { id: 5, ...tag('new') } }]);
 });
 
 it('create with the id of a deleted entry is a conflict', () => {
   given(tagCreated(4), { type: 'TagDeleted', data: { id: 4 } })
-    .when('tags', { type: 'create', id: 4, fields: { name: 'again', color: '#000000', background: '#000000' } })
+    .when({ kind: 'create', resource: 'tags', id: 4, fields: tag('again') })
     .thenFails(409, 'conflict');
 });
 
 it('tag names are unique case-insensitively, but renaming a tag to its own name in other case is fine', () => {
   const world = given(tagCreated(1, 'Galera'), tagCreated(2, 'other'));
+  world.when({ kind: 'create', resource: 'tags', fields: tag('GALERA') }).thenFails(409, 'conflict');
   world
-    .when('tags', { type: 'create', fields: { name: 'GALERA', color: '#000000', background: '#000000' } })
-    .thenFails(409, 'conflict');
-  world
-    .when('tags', { type: 'patch', id: 1, fields: { name: 'galera' } })
+    .when({ kind: 'patch', resource: 'tags', id: 1, fields: { name: 'galera' } })
     .then([{ type: 'TagUpdated', data: { id: 1, changes: { name: 'galera' } } }]);
-  world.when('tags', { type: 'patch', id: 2, fields: { name: 'galera' } }).thenFails(409, 'conflict');
+  world.when({ kind: 'patch', resource: 'tags', id: 2, fields: { name: 'galera' } }).thenFails(409, 'conflict');
 });
 
 it('an unchanged PATCH decides no event', () => {
   given(tagCreated(1, 'same'))
-    .when('tags', { type: 'patch', id: 1, fields: { name: 'same' } })
+    .when({ kind: 'patch', resource: 'tags', id: 1, fields: { name: 'same' } })
     .then([]);
 });
 
-it('If-Match is checked against the version', () => {
+it('the expected version is checked: a list of versions, or any', () => {
   const world = given(tagCreated(1), { type: 'TagUpdated', data: { id: 1, changes: { name: 'x' } } });
-  world.when('tags', { type: 'delete', id: 1, ifMatch: '"1"' }).thenFails(412, 'precondition_failed');
-  world.when('tags', { type: 'delete', id: 1, ifMatch: '"2"' }).then([{ type: 'TagDeleted', data: { id: 1 } }]);
+  world.when({ kind: 'delete', resource: 'tags', id: 1, expected: [1] }).thenFails(412, 'precondition_failed');
+  world.when({ kind: 'delete', resource: 'tags', id: 1, expected: [] }).thenFails(412, 'precondition_failed');
+  world
+    .when({ kind: 'delete', resource: 'tags', id: 1, expected: [1, 2] })
+    .then([{ type: 'TagDeleted', data: { id: 1 } }]);
+  world
+    .when({ kind: 'delete', resource: 'tags', id: 1, expected: 'any' })
+    .then([{ type: 'TagDeleted', data: { id: 1 } }]);
 });
 
-it('deleting a tag also updates every server carrying it', () => {
-  given(tagCreated(1), tagCreated(2), serverCreated(1, { tags: [1, 2] }), serverCreated(2, { tags: [2] }))
-    .when('tags', { type: 'delete', id: 1 })
-    .then([
-      { type: 'TagDeleted', data: { id: 1 } },
-      { type: 'ServerUpdated', data: { id: 1, changes: { tags: [2] } } },
-    ]);
+it('deleting a tag is one event, whatever the number of servers carrying it', () => {
+  given(tagCreated(1), tagCreated(2), serverCreated(1, { tags: [1, 2] }), serverCreated(2, { tags: [1] }))
+    .when({ kind: 'delete', resource: 'tags', id: 1 })
+    .then([{ type: 'TagDeleted', data: { id: 1 } }]);
 });
 
-it('client 99 is guarded; a client with live servers is in use; soft-deleted servers move to 99', () => {
+it('client 99 is guarded; a client with live servers is in use; with only soft-deleted ones it is one event', () => {
   const world = given(clientCreated(100), serverCreated(1, { id_client: 100 }), serverCreated(2, { id_client: 100 }), {
     type: 'ServerDeleted',
     data: { id: 2 },
   });
-  world.when('clients', { type: 'delete', id: 99 }).thenFails(409, 'delete_guarded');
+  world.when({ kind: 'delete', resource: 'clients', id: 99 }).thenFails(409, 'delete_guarded');
   world
-    .when('clients', { type: 'delete', id: 100 })
+    .when({ kind: 'delete', resource: 'clients', id: 100 })
     .thenFails(409, 'in_use', (e) => assert.equal(e.extra.dependents, [{ resource: 'servers', id: 1 }]));
   given(clientCreated(100), serverCreated(2, { id_client: 100 }), { type: 'ServerDeleted', data: { id: 2 } })
-    .when('clients', { type: 'delete', id: 100 })
-    .then([
-      { type: 'ClientDeleted', data: { id: 100 } },
-      { type: 'ServerUpdated', data: { id: 2, changes: { id_client: 99 } } },
-    ]);
+    .when({ kind: 'delete', resource: 'clients', id: 100 })
+    .then([{ type: 'ClientDeleted', data: { id: 100 } }]);
 });
 
 it('environments 1–6 are guarded; others in use by live servers only', () => {
@@ -70,47 +76,56 @@ it('environments 1–6 are guarded; others in use by live servers only', () => {
     { type: 'EnvironmentCreated', data: { id: 7, libelle: 'Lab', key: 'lab', class: 'info', letter: 'L' } },
     serverCreated(1, { id_environment: 7 }),
   );
-  world.when('environments', { type: 'delete', id: 3 }).thenFails(409, 'delete_guarded');
-  world.when('environments', { type: 'delete', id: 7 }).thenFails(409, 'in_use');
+  world.when({ kind: 'delete', resource: 'environments', id: 3 }).thenFails(409, 'delete_guarded');
+  world.when({ kind: 'delete', resource: 'environments', id: 7 }).thenFails(409, 'in_use');
 });
 
-it('servers: soft delete once, restore only when the client and environment exist', () => {
+it('servers: soft delete once, restore only when what they reference exists', () => {
   const world = given(clientCreated(100), serverCreated(1, { id_client: 100 }), {
     type: 'ServerDeleted',
     data: { id: 1 },
   });
-  world.when('servers', { type: 'delete', id: 1 }).then([]);
+  world.when({ kind: 'delete', resource: 'servers', id: 1 }).then([]);
   world
-    .when('servers', { type: 'patch', id: 1, fields: {}, restore: true })
+    .when({ kind: 'patch', resource: 'servers', id: 1, fields: {}, restore: true })
     .then([{ type: 'ServerRestored', data: { id: 1 } }]);
+  // A deleted client's soft-deleted servers move to client 99; a deleted environment stays named.
   given(
-    clientCreated(100),
-    serverCreated(1, { id_client: 100 }),
+    { type: 'EnvironmentCreated', data: { id: 7, libelle: 'Lab', key: 'lab', class: 'info', letter: 'L' } },
+    serverCreated(1, { id_environment: 7 }),
     { type: 'ServerDeleted', data: { id: 1 } },
-    { type: 'ClientDeleted', data: { id: 100 } },
+    { type: 'EnvironmentDeleted', data: { id: 7 } },
   )
-    .when('servers', { type: 'patch', id: 1, fields: {}, restore: true })
-    .thenFails(422, 'validation_failed');
+    .when({ kind: 'patch', resource: 'servers', id: 1, fields: {}, restore: true })
+    .thenFails(422, 'validation_failed', (e) =>
+      assert.is((e.extra.errors as { field: string }[])[0].field, 'is_deleted'),
+    );
 });
 
-it('server uniqueness covers soft-deleted servers; ip compares case-insensitively', () => {
-  const world = given(serverCreated(1, { name: 'db', ip: 'DB.example.net' }), {
+it('server uniqueness covers soft-deleted servers; name and ip compare case-insensitively', () => {
+  const world = given(serverCreated(1, { name: 'DB', ip: 'DB.example.net' }), {
     type: 'ServerDeleted',
     data: { id: 1 },
   });
-  const { id: _id, ...fields } = serverCreated(2, { ip: 'db.EXAMPLE.net' }).data;
-  world.when('servers', { type: 'create', fields }).thenFails(409, 'conflict');
   world
-    .when('servers', { type: 'create', fields: { ...fields, name: 'db', ip: '10.9.9.9' } })
+    .when({ kind: 'create', resource: 'servers', fields: serverFields(2, { ip: 'db.EXAMPLE.net' }) })
+    .thenFails(409, 'conflict');
+  world
+    .when({ kind: 'create', resource: 'servers', fields: serverFields(2, { name: 'db', ip: '10.9.9.9' }) })
     .thenFails(409, 'conflict');
 });
 
-it('aliases cannot point at a soft-deleted server', () => {
+it('references: unknown targets and unusable ones are 422 on their field', () => {
   given(serverCreated(1), { type: 'ServerDeleted', data: { id: 1 } })
-    .when('aliases', { type: 'create', fields: { id_mysql_server: 1, dns: 'a.example.net', port: 3306 } })
+    .when({ kind: 'create', resource: 'aliases', fields: { id_mysql_server: 1, dns: 'a.example.net', port: 3306 } })
     .thenFails(422, 'validation_failed', (e) =>
-      assert.is((e.extra.errors as { field: string }[])[0].field, 'id_mysql_server'),
+      assert.equal(e.extra.errors, [
+        { field: 'id_mysql_server', code: 'unusable_reference', message: 'server 1 is deleted' },
+      ]),
     );
+  given()
+    .when({ kind: 'create', resource: 'servers', fields: serverFields(1, { tags: [7] }) })
+    .thenFails(422, 'validation_failed', (e) => assert.is((e.extra.errors as { field: string }[])[0].field, 'tags'));
 });
 
 it('an SSH key used by a storage area is in use', () => {
@@ -143,14 +158,43 @@ it('an SSH key used by a storage area is in use', () => {
       },
     },
   )
-    .when('ssh-keys', { type: 'delete', id: 1 })
+    .when({ kind: 'delete', resource: 'ssh-keys', id: 1 })
     .thenFails(409, 'in_use', (e) => assert.equal(e.extra.dependents, [{ resource: 'storage-areas', id: 3 }]));
 });
 
 it('a hard-deleted entry answers deleted, an unknown one not_found', () => {
   const world = given(tagCreated(1), { type: 'TagDeleted', data: { id: 1 } });
-  world.when('tags', { type: 'patch', id: 1, fields: { name: 'x' } }).thenFails(404, 'deleted');
-  world.when('tags', { type: 'patch', id: 2, fields: { name: 'x' } }).thenFails(404, 'not_found');
+  world.when({ kind: 'patch', resource: 'tags', id: 1, fields: { name: 'x' } }).thenFails(404, 'deleted');
+  world.when({ kind: 'patch', resource: 'tags', id: 2, fields: { name: 'x' } }).thenFails(404, 'not_found');
+});
+
+it('revert: to the values of a version it had, as one event; a hard-deleted entry comes back', () => {
+  const world = given(tagCreated(1, 'a'), { type: 'TagUpdated', data: { id: 1, changes: { name: 'b' } } });
+  world
+    .when({
+      kind: 'revert',
+      resource: 'tags',
+      id: 1,
+      toVersion: 1,
+      values: { ...tag('a'), color: '#000000', background: '#FFFFFF' },
+    })
+    .then([
+      {
+        type: 'TagReverted',
+        data: { id: 1, to_version: 1, values: { name: 'a', color: '#000000', background: '#FFFFFF' } },
+      },
+    ]);
+  world.when({ kind: 'revert', resource: 'tags', id: 1, toVersion: 9 }).thenFails(422, 'validation_failed');
+  const gone = given(tagCreated(1, 'a'), { type: 'TagDeleted', data: { id: 1 } }, tagCreated(2, 'A'));
+  gone
+    .when({
+      kind: 'revert',
+      resource: 'tags',
+      id: 1,
+      toVersion: 1,
+      values: { name: 'a', color: '#000000', background: '#FFFFFF' },
+    })
+    .thenFails(409, 'conflict');
 });
 
 it.run();

@@ -65,8 +65,17 @@ it('tags: hard delete removes the tag from every server, soft-deleted ones inclu
   assert.is(reply.body.mode, 'hard');
   assert.equal((await h.request('GET', `${BASE}/servers/${live}`)).body.item.tags, [tagB]);
   assert.equal((await h.request('GET', `${BASE}/servers/${dead}`)).body.item.tags, []);
+  // The servers' histories show the change, with its cause: the tag's one event.
   const history = await h.request('GET', `${BASE}/servers/${live}/history`);
-  assert.equal(history.body.items.at(-1).data, { id: live, changes: { tags: [tagB] } });
+  const last = history.body.items.at(-1);
+  assert.equal([last.type, last.data, last.revision], ['TagDeleted', { id: tagA }, 1]);
+  assert.equal(last.diff, [{ field: 'tags', before: [tagA, tagB], after: [tagB] }]);
+  assert.is((await h.request('GET', `${BASE}/servers/${live}`)).body.item.version, 2);
+  assert.is(
+    (await h.store.readAll()).filter((e) => e.type === 'ServerUpdated').length,
+    0,
+    'one event, no cascade of events',
+  );
 });
 
 it('clients: 99 is guarded; in use by a live server is 409 with dependents; else soft-deleted servers move to 99', async ({

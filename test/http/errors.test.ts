@@ -38,7 +38,9 @@ it('400 invalid_query: unknown or malformed query parameters', async ({ h }) => 
   assertProblem(await h.request('GET', `${BASE}/tags?colour=red`), 400, 'invalid_query');
   assertProblem(await h.request('GET', `${BASE}/servers?id_client=abc`), 400, 'invalid_query');
   assertProblem(await h.request('GET', `${BASE}/servers?is_deleted=maybe`), 400, 'invalid_query');
-  assertProblem(await h.request('GET', `${BASE}/servers?id_client=1&id_client=2`), 400, 'invalid_query');
+  assertProblem(await h.request('GET', `${BASE}/servers?limit=1&limit=2`), 400, 'invalid_query');
+  assertProblem(await h.request('GET', `${BASE}/servers?sort=passwd`), 400, 'invalid_query');
+  assertProblem(await h.request('GET', `${BASE}/servers?passwd=x`), 400, 'invalid_query');
   assertProblem(await h.request('GET', `${BASE}/tags?limit=0`), 400, 'invalid_query');
   assertProblem(await h.request('GET', `${BASE}/tags?constructor=1`), 400, 'invalid_query');
   assertProblem(await h.request('GET', `${BASE}/servers?is_deleted=constructor`), 400, 'invalid_query');

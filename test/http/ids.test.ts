@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { replay } from '../../src/application/replay.js';
-import { RESOURCES, type Resource } from '../../src/domain/shared/types.js';
+import { RESOURCE_NAMES as RESOURCES, type ResourceName as Resource } from '../../src/domain/resources.js';
+import { SqliteReadModelStore } from '../../src/read-models/sqlite/store.js';
 import { BASE, type Harness, startHarness } from '../support/harness.js';
 import { makeKey } from '../support/keys.js';
 
@@ -93,7 +94,7 @@ for (const resource of RESOURCES) {
             assert.equal(read.body.item, item, `${resource}/${id} was overwritten`);
           }
           assert.equal(new Set(await ids(h, resource)), used);
-          const report = await replay(h.store, h.readModels, { apply: false });
+          const report = await replay(h.store, h.readModels, new SqliteReadModelStore(':memory:'));
           assert.equal(report.differences, []);
         } finally {
           await h.close();

@@ -1,20 +1,40 @@
 import * as assert from 'uvu/assert';
-import { project } from '../../projections/config.js';
-import { type AnyCommand, decide } from '../../src/domain/decide.js';
+import type { Command } from '../../src/domain/commands.js';
+import { decide } from '../../src/domain/decide.js';
+import { type Effect, evolve } from '../../src/domain/evolve.js';
 import { genesisEvents } from '../../src/domain/genesis.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
-import type { DomainEvent, Resource } from '../../src/domain/shared/types.js';
-import { type ConfigEvent, type ConfigState, emptyState } from '../../src/domain/state.js';
+import { type DomainEvent, EVENT_SCHEMA, type LoggedEvent } from '../../src/domain/shared/types.js';
+import { type ConfigState, emptyState } from '../../src/domain/state.js';
+
+/** The events as the log would hold them: revisions in order, one second apart, by `test`. */
+export function logged(events: DomainEvent[], from = 0): LoggedEvent[] {
+  return events.map((event, i) => ({
+    ...event,
+    revision: from + i,
+    metadata: {
+      actor: 'test',
+      request_id: `r${from + i}`,
+      at: new Date(Date.UTC(2026, 0, 1, 0, 0, from + i)).toISOString(),
+      schema: EVENT_SCHEMA,
+    },
+  }));
+}
+
+/** A state folded from the genesis and `events`. */
+export function fold(...events: DomainEvent[]): { state: ConfigState; effects: Effect[][] } {
+  const state = emptyState();
+  const effects = logged([...genesisEvents('0'.repeat(32)), ...events]).map((event) => evolve(state, event));
+  return { state, effects: effects.slice(genesisEvents('0'.repeat(32)).length) };
+}
 
 /** given events (after genesis) / when a command / then events or an error. */
 export function given(...events: DomainEvent[]) {
-  const state: ConfigState = emptyState();
-  for (const [i, event] of [...genesisEvents('0'.repeat(32)), ...events].entries())
-    project(state, event as ConfigEvent, new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString());
+  const { state } = fold(...events);
   return {
     state,
-    when(resource: Resource, command: AnyCommand) {
-      const run = () => decide(resource, command, state);
+    when(command: Command) {
+      const run = () => decide(command, state);
       return {
         then(expected: DomainEvent[]) {
           assert.equal(run(), expected);

@@ -60,8 +60,11 @@ export class DeleteGuarded extends DomainError {
 }
 
 export class PreconditionFailed extends DomainError {
-  constructor(expected: string, actual: number) {
-    super(412, 'precondition_failed', `If-Match ${expected} does not match the current version "${actual}"`);
+  constructor(expected: readonly number[], actual: number) {
+    const tags = expected.map((version) => `"${version}"`).join(', ');
+    const asked =
+      expected.length > 0 ? `If-Match ${tags} does not match` : 'If-Match names no version of this entry, not';
+    super(412, 'precondition_failed', `${asked} the current version "${actual}"`);
   }
 }
 

@@ -1,22 +1,14 @@
-export const RESOURCES = [
-  'tags',
-  'clients',
-  'environments',
-  'aliases',
-  'storage-areas',
-  'servers',
-  'ssh-keys',
-] as const;
-export type Resource = (typeof RESOURCES)[number];
-
 /** The largest id: ids are JSON numbers, exact up to 2^53 − 1. */
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
 
 /** A domain event as deciders produce it: a past-tense type and flat JSON-safe data. */
-export interface DomainEvent<T extends string = string, D = unknown> {
+export interface DomainEvent<T extends string = string, D = Record<string, unknown>> {
   type: T;
   data: D;
 }
+
+/** The shape of events written by this version; older events are upcast to it before the fold. */
+export const EVENT_SCHEMA = 2;
 
 /** Who caused an event and when; stored beside the data, never inside it. */
 export interface EventMetadata {
@@ -25,6 +17,15 @@ export interface EventMetadata {
   at: string;
   /** The entry's stream name in EventStoreDB category form, e.g. `sshKey-12`; absent for events about no entry. */
   entry?: string;
+  /** The event schema version it was written with; absent before version 2. */
+  schema?: number;
+}
+
+/** An event as the fold reads it: its place in the log and its metadata. */
+export interface LoggedEvent extends DomainEvent {
+  /** 0-based revision in the configuration stream; the API's position is `revision + 1`. */
+  revision: number;
+  metadata: EventMetadata;
 }
 
 export interface EntryMeta {
@@ -34,32 +35,7 @@ export interface EntryMeta {
   updated_at: string;
 }
 
-export type Entry<F> = EntryMeta & F;
-
-export type Created<P extends string, F> = DomainEvent<`${P}Created`, { id: number } & F>;
-export type Updated<P extends string, F> = DomainEvent<`${P}Updated`, { id: number; changes: Partial<F> }>;
-export type Deleted<P extends string> = DomainEvent<`${P}Deleted`, { id: number }>;
-
-/** One resource's entries, and what is needed so that an id is never reused. */
-export interface Collection<E extends EntryMeta> {
-  entries: Map<number, E>;
-  /** Hard-deleted ids: they answer 404 `deleted` and cannot be taken again. */
-  deleted: Set<number>;
-  /** The highest id ever used; allocation continues above it. */
-  lastId: number;
-}
-
-export const emptyCollection = <E extends EntryMeta>(): Collection<E> => ({
-  entries: new Map(),
-  deleted: new Set(),
-  lastId: 0,
-});
-
-export interface Command<F> {
-  create: { type: 'create'; id?: number; fields: F };
-  /** `fields` is complete: defaults were applied; a write-only field left undefined keeps its stored value. */
-  replace: { type: 'replace'; id: number; fields: F; ifMatch?: string };
-  patch: { type: 'patch'; id: number; fields: Partial<F>; ifMatch?: string };
-  delete: { type: 'delete'; id: number; ifMatch?: string };
-}
-export type EntryCommand<F> = Command<F>[keyof Command<F>];
+/**
+ * The versions a write accepts (from `If-Match`): `any` (`*`), or a list. Undefined: no condition.
+ */
+export type ExpectedVersion = 'any' | readonly number[];

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import sshpk from 'sshpk';
 import { fieldError } from '../shared/errors.js';
-import type { SshKeyType } from './events.js';
+
+export type SshKeyType = 'ED25519' | 'RSA';
 
 export interface PublicKeyFacts {
   type: SshKeyType;

@@ -1,4 +1,4 @@
-import { RESOURCES, type Resource } from '../../domain/shared/types.js';
+import { RESOURCE_NAMES, type ResourceName } from '../../domain/resources.js';
 
 export const CONFIG_BASE = '/fr/api/config';
 export const OPENAPI_PATH = '/fr/api/openApi';
@@ -12,7 +12,7 @@ export interface RouteDescriptor {
   method: Method;
   /** OpenAPI form: `/fr/api/config/tags/{id}`. */
   path: string;
-  resource: Resource;
+  resource: ResourceName;
 }
 
 const SHAPES: [RouteKind, Method, string][] = [
@@ -25,7 +25,7 @@ const SHAPES: [RouteKind, Method, string][] = [
   ['history', 'GET', '/{id}/history'],
 ];
 
-export const ROUTES: RouteDescriptor[] = RESOURCES.flatMap((resource) =>
+export const ROUTES: RouteDescriptor[] = RESOURCE_NAMES.flatMap((resource) =>
   SHAPES.map(([kind, method, suffix]) => ({ kind, method, resource, path: `${CONFIG_BASE}/${resource}${suffix}` })),
 );
 

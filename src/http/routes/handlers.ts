@@ -1,14 +1,12 @@
 import type { Context } from 'koa';
+import { selectEntries } from '../../application/queries.js';
 import type { ConfigService } from '../../application/service.js';
-import { ifMatchAccepts } from '../../domain/shared/guards.js';
-import type { Resource } from '../../domain/shared/types.js';
-import type { AnyEntry } from '../../domain/state.js';
-import { SCHEMAS } from '../../schemas/resources.js';
+import { type ResourceName, resourceOf } from '../../domain/resources.js';
+import type { EntryRecord } from '../../domain/shared/collection.js';
 import type { WriteValidator } from '../../schemas/validator.js';
 import { readJsonObject } from '../body.js';
-import { listBody } from '../list-body.js';
-import { present } from '../present.js';
-import { parseId, parseQuery, refuseQuery } from '../request.js';
+import { entryJson, listBody } from '../list-body.js';
+import { expectedVersion, parseId, parseListQuery, refuseQuery } from '../request.js';
 import { CONFIG_BASE, type RouteKind } from './descriptors.js';
 
 export interface HandlerDeps {
@@ -16,60 +14,45 @@ export interface HandlerDeps {
   validator: WriteValidator;
 }
 
-type Handler = (ctx: Context, resource: Resource, deps: HandlerDeps) => Promise<void> | void;
+type Handler = <R extends ResourceName>(ctx: Context, resource: R, deps: HandlerDeps) => Promise<void> | void;
 
 const caller = (ctx: Context) => ({ actor: ctx.state.actor as string, requestId: ctx.state.requestId as string });
-const etag = (entry: AnyEntry) => `"${entry.version}"`;
-const ifMatch = (ctx: Context) => ctx.get('If-Match') || undefined;
+const etag = (entry: EntryRecord) => `"${entry.version}"`;
+const expected = (ctx: Context) => expectedVersion(ctx.get('If-Match'));
 
-function matchesFilters(resource: Resource, entry: AnyEntry, filters: Record<string, number | boolean>): boolean {
-  const fields = entry as unknown as Record<string, unknown>;
-  return Object.entries(filters).every(([name, value]) =>
-    resource === 'servers' && name === 'tag'
-      ? (fields.tags as number[]).includes(value as number)
-      : fields[name] === value,
-  );
-}
-
-function respondWithEntry(
-  ctx: Context,
-  resource: Resource,
-  status: number,
-  body: Record<string, unknown>,
-  entry: AnyEntry,
-): void {
+/** A JSON body made of fixed members and the entry's cached JSON. */
+function respondWithEntry(ctx: Context, resource: ResourceName, status: number, head: object, entry: EntryRecord) {
   ctx.status = status;
   ctx.set('ETag', etag(entry));
-  ctx.body = { ...body, item: present(resource, entry) };
+  ctx.type = 'application/json';
+  ctx.body = `${JSON.stringify(head).slice(0, -1)}${Object.keys(head).length ? ',' : ''}"item":${entryJson(resource, entry)}}`;
 }
 
 /** Routes hold no business rule: parse, call the service, shape the answer. */
 export const HANDLERS: Record<RouteKind, Handler> = {
   list(ctx, resource, { service }) {
-    const query = parseQuery(ctx, SCHEMAS[resource].filters);
-    const matching = service.list(resource).filter((entry) => matchesFilters(resource, entry, query.filters));
-    const page = matching.slice(query.offset, query.limit === undefined ? undefined : query.offset + query.limit);
+    const { items, total } = selectEntries(service.state, resource, parseListQuery(ctx, resourceOf(resource)));
     ctx.type = 'application/json';
-    ctx.body = listBody(resource, page, matching.length);
+    ctx.body = listBody(resource, items, total);
   },
 
   read(ctx, resource, { service }) {
     refuseQuery(ctx);
     const entry = service.get(resource, parseId(ctx.params.id));
-    const tag = etag(entry);
-    ctx.set('ETag', tag);
+    ctx.set('ETag', etag(entry));
     const ifNoneMatch = ctx.get('If-None-Match');
-    if (ifNoneMatch && ifMatchAccepts(ifNoneMatch, entry.version)) {
+    const tags = ifNoneMatch && ifNoneMatch.split(',').map((t) => t.trim().replace(/^W\//, ''));
+    if (tags && (tags.includes('*') || tags.includes(etag(entry)))) {
       ctx.status = 304;
       return;
     }
-    ctx.body = { item: present(resource, entry) };
+    respondWithEntry(ctx, resource, 200, {}, entry);
   },
 
   async create(ctx, resource, { service, validator }) {
     refuseQuery(ctx);
-    const { id, fields } = validator.parse(resource, 'create', await readJsonObject(ctx));
-    const result = await service.execute(resource, { type: 'create', id, fields }, caller(ctx));
+    const { id, input } = validator.parse(resource, 'create', await readJsonObject(ctx));
+    const result = await service.execute({ kind: 'create', resource, id, input }, caller(ctx));
     ctx.set('Location', `${CONFIG_BASE}/${resource}/${result.id}`);
     respondWithEntry(ctx, resource, 201, { id: result.id, resource }, result.entry!);
   },
@@ -85,8 +68,8 @@ export const HANDLERS: Record<RouteKind, Handler> = {
   async delete(ctx, resource, { service }) {
     refuseQuery(ctx);
     const id = parseId(ctx.params.id);
-    await service.execute(resource, { type: 'delete', id, ifMatch: ifMatch(ctx) }, caller(ctx));
-    ctx.body = { id, resource, deleted: true, mode: resource === 'servers' ? 'soft' : 'hard' };
+    await service.execute({ kind: 'delete', resource, id, expected: expected(ctx) }, caller(ctx));
+    ctx.body = { id, resource, deleted: true, mode: resourceOf(resource).declaration.deletion };
   },
 
   history(ctx, resource, { service }) {
@@ -95,19 +78,15 @@ export const HANDLERS: Record<RouteKind, Handler> = {
   },
 };
 
-async function change(
+async function change<R extends ResourceName>(
   ctx: Context,
-  resource: Resource,
+  resource: R,
   { service, validator }: HandlerDeps,
-  mode: 'replace' | 'patch',
+  kind: 'replace' | 'patch',
 ) {
   refuseQuery(ctx);
   const id = parseId(ctx.params.id);
-  const { fields, restore } = validator.parse(resource, mode, await readJsonObject(ctx), id);
-  const request =
-    mode === 'patch'
-      ? { type: mode, id, fields, restore, ifMatch: ifMatch(ctx) }
-      : { type: mode, id, fields, ifMatch: ifMatch(ctx) };
-  const result = await service.execute(resource, request, caller(ctx));
+  const { input, restore } = validator.parse(resource, kind, await readJsonObject(ctx), id);
+  const result = await service.execute({ kind, resource, id, input, expected: expected(ctx), restore }, caller(ctx));
   respondWithEntry(ctx, resource, 200, { id, resource, updated: true, changed: result.changed }, result.entry!);
 }

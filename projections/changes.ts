@@ -1,0 +1,140 @@
+import type { Effect } from '../src/domain/evolve.js';
+import { resourceOf } from '../src/domain/resources.js';
+import type { EntryRecord } from '../src/domain/shared/collection.js';
+import type { LoggedEvent } from '../src/domain/shared/types.js';
+
+/**
+ * The change log's read models, folded from each event and the entries it changed: one change row per
+ * event, and one version row per entry it changed (with that entry's field-by-field difference).
+ * Pure: the same events give the same rows.
+ */
+
+export const REDACTED = '[redacted]';
+
+/** One member of a diff; secrets hold their sealed values here and are redacted when shown. */
+export interface DiffMember {
+  field: string;
+  before: unknown;
+  after: unknown;
+}
+
+export interface ChangeRow {
+  position: number;
+  type: string;
+  at: string;
+  actor: string;
+  request_id: string;
+  /** The entry the event is about (absent for an event about no entry). */
+  resource?: string;
+  entry_id?: number;
+  /** The event's data, secrets redacted. */
+  data: Record<string, unknown>;
+}
+
+export interface VersionRow {
+  resource: string;
+  entry_id: number;
+  /** The event's place in the entry's own stream (0: creation). */
+  revision: number;
+  position: number;
+  /** Before and after of every field the event changed; secrets sealed. */
+  diff: DiffMember[];
+  /** The event hard-deleted the entry. */
+  deleted?: true;
+  /** The whole entry after the event, kept every SNAPSHOT_EVERY revisions (and at creation). */
+  snapshot?: EntryRecord;
+}
+
+/** An entry at any version is its last snapshot plus at most this many diffs. */
+export const SNAPSHOT_EVERY = 16;
+
+const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+
+/** The fields a diff compares: the declared ones, and the soft-delete flag. */
+function comparedFields(resource: string): string[] {
+  const declared = resourceOf(resource);
+  return declared.declaration.deletion === 'soft' ? [...declared.fieldNames, 'is_deleted'] : [...declared.fieldNames];
+}
+
+export function diffOf(resource: string, before?: EntryRecord, after?: EntryRecord): DiffMember[] {
+  const members: DiffMember[] = [];
+  for (const field of comparedFields(resource)) {
+    const [was, is] = [before?.[field] ?? null, after?.[field] ?? null];
+    if (!same(was, is)) members.push({ field, before: was, after: is });
+  }
+  return members;
+}
+
+/** The event's data with its secrets (also inside `changes` and `values`) replaced by `[redacted]`. */
+export function redactData(resource: string | undefined, data: Record<string, unknown>): Record<string, unknown> {
+  if (!resource) return data;
+  const secrets = resourceOf(resource).secretFields;
+  if (secrets.length === 0) return data;
+  const redact = (values: Record<string, unknown>) => {
+    const copy = { ...values };
+    for (const field of secrets) if (field in copy && copy[field] !== null) copy[field] = REDACTED;
+    return copy;
+  };
+  const copy = redact(data);
+  for (const nested of ['changes', 'values']) {
+    if (copy[nested] && typeof copy[nested] === 'object')
+      copy[nested] = redact(copy[nested] as Record<string, unknown>);
+  }
+  return copy;
+}
+
+/** A diff as shown: a secret is `[redacted]` on whichever side holds a value. */
+export function redactDiff(resource: string, diff: DiffMember[]): DiffMember[] {
+  const secrets = resourceOf(resource).secretFields;
+  const hide = (value: unknown) => (value === null ? null : REDACTED);
+  return diff.map((member) =>
+    secrets.includes(member.field) ? { ...member, before: hide(member.before), after: hide(member.after) } : member,
+  );
+}
+
+/** The rows one event adds; `position` is the event's place in the log (its revision + 1). */
+export function rowsOf(event: LoggedEvent, effects: Effect[]): { change: ChangeRow; versions: VersionRow[] } {
+  const position = event.revision + 1;
+  const [own] = effects;
+  const { actor, request_id, at } = event.metadata;
+  const change: ChangeRow = {
+    position,
+    type: event.type,
+    at,
+    actor,
+    request_id,
+    ...(own ? { resource: own.resource, entry_id: own.id } : {}),
+    data: redactData(own?.resource, event.data),
+  };
+  const versions = effects.map((effect): VersionRow => {
+    const snapshot = effect.after && effect.revision % SNAPSHOT_EVERY === 0 ? { snapshot: effect.after } : {};
+    const diff = diffOf(effect.resource, effect.before, effect.after);
+    const deleted = effect.after ? {} : { deleted: true as const };
+    const row = { resource: effect.resource, entry_id: effect.id, revision: effect.revision, position, diff };
+    return { ...row, ...deleted, ...snapshot };
+  });
+  return { change, versions };
+}
+
+/** One item of an entry's history: the event, and what it changed in that entry. */
+export interface HistoryItem {
+  position: number;
+  revision: number;
+  type: string;
+  at: string;
+  actor: string;
+  request_id: string;
+  data: Record<string, unknown>;
+  diff: DiffMember[];
+}
+
+export const historyItem = (change: ChangeRow, version: VersionRow): HistoryItem => ({
+  position: change.position,
+  revision: version.revision,
+  type: change.type,
+  at: change.at,
+  actor: change.actor,
+  request_id: change.request_id,
+  data: change.data,
+  diff: redactDiff(version.resource, version.diff),
+});

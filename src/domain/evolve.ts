@@ -1,0 +1,191 @@
+import { RESOURCE_NAMES, type ResourceName, referencesTo, resourceOf } from './resources.js';
+import type { Collection, EntryRecord, Journal } from './shared/collection.js';
+import type { Resource } from './shared/declaration.js';
+import type { LoggedEvent } from './shared/types.js';
+import type { ConfigState } from './state.js';
+import { upcast } from './upcast.js';
+
+/** One entry changed by an event: the event's own entry first, then the entries it changed in passing. */
+export interface Effect {
+  resource: ResourceName;
+  id: number;
+  /** The entry's revision in its own stream for this event (0 for its creation). */
+  revision: number;
+  /** Undefined before its creation (or while hard-deleted). */
+  before?: EntryRecord;
+  /** Undefined after a hard delete. */
+  after?: EntryRecord;
+}
+
+/** How an event type changes the state. */
+type Apply = (state: ConfigState, event: LoggedEvent, journal?: Journal) => Effect[];
+
+class FoldError extends Error {
+  override name = 'FoldError';
+}
+
+const idOf = (event: LoggedEvent) => event.data.id as number;
+
+/** The entry's next revision in its own stream: its version, or one past the delete that buried it. */
+function nextRevision(col: Collection, id: number): number {
+  const entry = col.get(id);
+  if (entry) return entry.version;
+  const tombstone = col.tombstone(id);
+  return tombstone ? tombstone.version + 1 : 0;
+}
+
+function existing(col: Collection, event: LoggedEvent): EntryRecord {
+  const entry = col.get(idOf(event));
+  if (!entry)
+    throw new FoldError(`${event.type} for ${col.resource.name}/${idOf(event)}, which the state does not hold`);
+  return entry;
+}
+
+/** Sets one entry and reports it as an effect. */
+function change(col: Collection, id: number, after: EntryRecord | undefined, journal: Journal | undefined): Effect {
+  const effect: Effect = {
+    resource: col.resource.name as ResourceName,
+    id,
+    revision: nextRevision(col, id),
+    before: col.get(id),
+    after,
+  };
+  col.put(id, after, journal);
+  return effect;
+}
+
+const stamped = (entry: EntryRecord, changes: Record<string, unknown>, at: string): EntryRecord => ({
+  ...entry,
+  ...changes,
+  version: entry.version + 1,
+  updated_at: at,
+});
+
+function created(resource: Resource): Apply {
+  return (state, event, journal) => {
+    const col = state.collections[resource.name as ResourceName];
+    const id = idOf(event);
+    if (col.get(id) || col.tombstone(id))
+      throw new FoldError(`${event.type} for ${resource.name}/${id}, which already exists`);
+    const { at } = event.metadata;
+    const soft = resource.declaration.deletion === 'soft' ? { is_deleted: false } : {};
+    const entry = { ...event.data, ...soft, version: 1, created_at: at, updated_at: at } as EntryRecord;
+    return [change(col, id, entry, journal)];
+  };
+}
+
+function updated(resource: Resource): Apply {
+  return (state, event, journal) => {
+    const col = state.collections[resource.name as ResourceName];
+    const changes = event.data.changes as Record<string, unknown>;
+    return [change(col, idOf(event), stamped(existing(col, event), changes, event.metadata.at), journal)];
+  };
+}
+
+/** A soft delete flags the entry; a hard delete removes it and changes the entries that referenced it. */
+function deleted(resource: Resource): Apply {
+  return (state, event, journal) => {
+    const col = state.collections[resource.name as ResourceName];
+    const entry = existing(col, event);
+    if (resource.declaration.deletion === 'soft') {
+      return [change(col, entry.id, stamped(entry, { is_deleted: true }, event.metadata.at), journal)];
+    }
+    const own = change(col, entry.id, undefined, journal);
+    // Before event schema 2, those changes were recorded as events of their own (see upcast.ts).
+    const derived = event.data.cascade === 'recorded' ? [] : cascade(state, resource, entry.id, event, journal);
+    return [own, ...derived];
+  };
+}
+
+/** What deleting `target/id` does to the entries that reference it, as their declarations say. */
+function cascade(state: ConfigState, target: Resource, id: number, event: LoggedEvent, journal?: Journal): Effect[] {
+  const effects: Effect[] = [];
+  for (const link of referencesTo(target.name as ResourceName)) {
+    const col = state.collections[link.from as ResourceName];
+    const policy = link.reference.whenTargetDeleted;
+    for (const referrer of [...col.referencing(link.field, id)].sort((a, b) => a - b)) {
+      const entry = col.get(referrer)!;
+      let value: unknown;
+      if (policy === 'remove') value = (entry[link.field] as number[]).filter((held) => held !== id);
+      else if (policy !== 'refuse' && entry.is_deleted && typeof policy.softDeleted === 'object') {
+        value = policy.softDeleted.moveTo;
+      } else continue;
+      effects.push(change(col, referrer, stamped(entry, { [link.field]: value }, event.metadata.at), journal));
+    }
+  }
+  return effects;
+}
+
+function restored(resource: Resource): Apply {
+  return (state, event, journal) => {
+    const col = state.collections[resource.name as ResourceName];
+    return [change(col, idOf(event), stamped(existing(col, event), { is_deleted: false }, event.metadata.at), journal)];
+  };
+}
+
+/** The entry becomes what it was at `to_version`, also after a hard delete; its version counts on. */
+function reverted(resource: Resource): Apply {
+  return (state, event, journal) => {
+    const col = state.collections[resource.name as ResourceName];
+    const id = idOf(event);
+    const current = col.get(id);
+    const tombstone = col.tombstone(id);
+    if (!current && !tombstone) throw new FoldError(`${event.type} for ${resource.name}/${id}, which never existed`);
+    const { at } = event.metadata;
+    const version = nextRevision(col, id) + 1;
+    const createdAt = current?.created_at ?? tombstone!.created_at;
+    const values = event.data.values as Record<string, unknown>;
+    const entry = { id, ...values, version, created_at: createdAt, updated_at: at } as EntryRecord;
+    return [change(col, id, entry, journal)];
+  };
+}
+
+function secretKeyRecorded(state: ConfigState, event: LoggedEvent, journal?: Journal): Effect[] {
+  const previous = state.secretKey;
+  journal?.record(() => (state.secretKey = previous));
+  state.secretKey = { fingerprint: event.data.fingerprint as string, at: event.metadata.at };
+  return [];
+}
+
+/** Every event type and what it does: events are routed by this table, never by parsing their names. */
+const TABLE = new Map<string, Apply>([['SecretKeyRecorded', secretKeyRecorded]]);
+const RESOURCE_OF_EVENT = new Map<string, ResourceName>();
+for (const name of RESOURCE_NAMES) {
+  const resource = resourceOf(name);
+  const { events } = resource;
+  const handlers: [string, Apply][] = [
+    [events.created, created(resource)],
+    [events.updated, updated(resource)],
+    [events.deleted, deleted(resource)],
+    [events.reverted, reverted(resource)],
+  ];
+  if (resource.declaration.deletion === 'soft') handlers.push([events.restored, restored(resource)]);
+  for (const [type, apply] of handlers) {
+    TABLE.set(type, apply);
+    RESOURCE_OF_EVENT.set(type, name);
+  }
+}
+
+/** The resource whose entry an event is about (its `data.id`), or undefined for events about no entry. */
+export const resourceOfEvent = (type: string): ResourceName | undefined => RESOURCE_OF_EVENT.get(type);
+
+export const isKnownEvent = (type: string): boolean => TABLE.has(type);
+
+/**
+ * Folds one event into the state (upcast first) and says which entries it changed. With a journal,
+ * every change can be undone. An event the state cannot take (an unknown type, a creation over an
+ * existing entry, a change of a missing one) throws: the log and the state would disagree.
+ */
+export function evolve(state: ConfigState, event: LoggedEvent, journal?: Journal): Effect[] {
+  const current = upcast(event);
+  const apply = TABLE.get(current.type);
+  if (!apply) throw new FoldError(`unknown event type ${current.type}`);
+  if (current.revision !== state.revision + 1) {
+    throw new FoldError(`event ${current.revision} does not follow revision ${state.revision}`);
+  }
+  const effects = apply(state, current, journal);
+  const revision = state.revision;
+  if (journal) journal.record(() => (state.revision = revision));
+  state.revision = current.revision;
+  return effects;
+}

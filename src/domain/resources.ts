@@ -1,0 +1,45 @@
+import { aliases } from './aliases/resource.js';
+import { clients } from './clients/resource.js';
+import { environments } from './environments/resource.js';
+import { servers } from './servers/resource.js';
+import type { Link, Resource } from './shared/declaration.js';
+import { sshKeys } from './ssh-keys/resource.js';
+import { storageAreas } from './storage-areas/resource.js';
+import { tags } from './tags/resource.js';
+
+/** Every configuration resource, in the order lists and documents show them. */
+export const RESOURCES = {
+  tags,
+  clients,
+  environments,
+  aliases,
+  'storage-areas': storageAreas,
+  servers,
+  'ssh-keys': sshKeys,
+} as const;
+
+export type ResourceName = keyof typeof RESOURCES;
+export const RESOURCE_NAMES = Object.keys(RESOURCES) as ResourceName[];
+
+export const isResourceName = (name: string): name is ResourceName => Object.hasOwn(RESOURCES, name);
+
+/** A resource by its URL name, as the shared machinery sees it. */
+export function resourceOf(name: string): Resource {
+  if (!isResourceName(name)) throw new Error(`unknown resource ${name}`);
+  return RESOURCES[name];
+}
+
+/** Every reference to `target`, from whichever resource declares it. */
+export function referencesTo(target: ResourceName): Link[] {
+  return RESOURCE_NAMES.flatMap((name) =>
+    RESOURCES[name].references.filter((link) => link.reference.target === target),
+  );
+}
+
+for (const name of RESOURCE_NAMES) {
+  for (const link of RESOURCES[name].references) {
+    if (!isResourceName(link.reference.target)) {
+      throw new Error(`${name}.${link.field} references an unknown resource ${link.reference.target}`);
+    }
+  }
+}

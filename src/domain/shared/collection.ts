@@ -1,0 +1,234 @@
+import type { Resource, UniqueKey } from './declaration.js';
+import type { EntryMeta } from './types.js';
+
+export type EntryRecord = EntryMeta & Record<string, unknown>;
+
+/** What is left of a hard-deleted entry: enough to bring it back with its id and count its versions on. */
+export interface Tombstone {
+  /** The version the entry had when it was deleted. */
+  version: number;
+  created_at: string;
+}
+
+/** Undo steps of tentative changes, run backwards by `rollback`. */
+export class Journal {
+  private readonly steps: (() => void)[] = [];
+
+  record(step: () => void): void {
+    this.steps.push(step);
+  }
+
+  /** Where the journal is now, to undo only what comes after it. */
+  mark(): number {
+    return this.steps.length;
+  }
+
+  rollback(to = 0): void {
+    for (let i = this.steps.length - 1; i >= to; i--) this.steps[i]();
+    this.steps.length = to;
+  }
+}
+
+const keyOf = (key: UniqueKey, entry: Record<string, unknown>): string =>
+  key.fields
+    .map((field) => {
+      const value = entry[field];
+      return key.caseInsensitive?.includes(field) && typeof value === 'string'
+        ? value.toLowerCase()
+        : JSON.stringify(value);
+    })
+    .join('\u0000');
+
+/** One unique key: value → id, with room for the duplicates an older log may hold. */
+class UniqueIndex {
+  private readonly ids = new Map<string, number>();
+  private readonly duplicates = new Map<string, Set<number>>();
+
+  constructor(readonly key: UniqueKey) {}
+
+  private applies(entry: Record<string, unknown>): boolean {
+    return this.key.among?.(entry) ?? true;
+  }
+
+  add(id: number, entry: Record<string, unknown>): void {
+    if (!this.applies(entry)) return;
+    const value = keyOf(this.key, entry);
+    const holder = this.ids.get(value);
+    if (holder === undefined) this.ids.set(value, id);
+    else if (holder !== id) this.duplicates.set(value, (this.duplicates.get(value) ?? new Set()).add(id));
+  }
+
+  remove(id: number, entry: Record<string, unknown>): void {
+    if (!this.applies(entry)) return;
+    const value = keyOf(this.key, entry);
+    const others = this.duplicates.get(value);
+    if (others?.delete(id)) return;
+    if (this.ids.get(value) !== id) return;
+    const [next] = others ?? [];
+    if (next === undefined) this.ids.delete(value);
+    else {
+      this.ids.set(value, next);
+      others!.delete(next);
+    }
+    if (others?.size === 0) this.duplicates.delete(value);
+  }
+
+  /** Another entry than `self` holding the candidate's value, if any. */
+  holder(candidate: Record<string, unknown>, self: number): number | undefined {
+    if (!this.applies(candidate)) return undefined;
+    const value = keyOf(this.key, candidate);
+    const id = this.ids.get(value);
+    if (id === undefined || id !== self) return id;
+    const [other] = this.duplicates.get(value) ?? [];
+    return other;
+  }
+}
+
+/**
+ * One resource's entries, with the indexes its rules need (unique values, who references whom) kept
+ * up to date by `put`, the only way to change it. Entries are never mutated: `put` replaces them.
+ */
+export class Collection<E extends EntryRecord = EntryRecord> {
+  private readonly byId = new Map<number, E>();
+  private readonly tombstones = new Map<number, Tombstone>();
+  private highest = 0;
+  private readonly uniques: UniqueIndex[];
+  /** Field → referenced id → ids of the entries that reference it. */
+  private readonly referrers = new Map<string, Map<number, Set<number>>>();
+  private order: number[] = [];
+  private ordered = true;
+
+  constructor(readonly resource: Resource) {
+    this.uniques = (resource.declaration.unique ?? []).map((key) => new UniqueIndex(key));
+    for (const link of resource.references) this.referrers.set(link.field, new Map());
+  }
+
+  get(id: number): E | undefined {
+    return this.byId.get(id);
+  }
+
+  tombstone(id: number): Tombstone | undefined {
+    return this.tombstones.get(id);
+  }
+
+  /** The highest id ever used; allocation continues above it. */
+  get lastId(): number {
+    return this.highest;
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  values(): IterableIterator<E> {
+    return this.byId.values();
+  }
+
+  deletedIds(): IterableIterator<[number, Tombstone]> {
+    return this.tombstones.entries();
+  }
+
+  /** Entries in ascending id order, without a sort per call. */
+  inOrder(): E[] {
+    if (!this.ordered) {
+      this.order = [...this.byId.keys()].sort((a, b) => a - b);
+      this.ordered = true;
+    }
+    return this.order.map((id) => this.byId.get(id)!);
+  }
+
+  /** The id of another entry that already has one of `candidate`'s unique values, with the key. */
+  conflict(
+    candidate: Record<string, unknown>,
+    self: number,
+    only: (key: UniqueKey) => boolean = () => true,
+  ): { id: number; key: UniqueKey } | undefined {
+    for (const index of this.uniques) {
+      if (!only(index.key)) continue;
+      const id = index.holder(candidate, self);
+      if (id !== undefined) return { id, key: index.key };
+    }
+    return undefined;
+  }
+
+  /** The ids of the entries whose `field` references `target`. */
+  referencing(field: string, target: number): ReadonlySet<number> {
+    return this.referrers.get(field)?.get(target) ?? EMPTY;
+  }
+
+  /** Sets the entry (undefined: hard-deleted, leaving a tombstone); `journal` records how to undo it. */
+  put(id: number, entry: E | undefined, journal?: Journal): void {
+    const before = this.byId.get(id);
+    const buried = this.tombstones.get(id);
+    const highest = this.highest;
+    if (journal) journal.record(() => this.restore(id, before, buried, highest));
+    if (before) this.unindex(id, before);
+    if (entry) {
+      this.byId.set(id, entry);
+      this.tombstones.delete(id);
+      this.index(id, entry);
+      if (!before) this.noteNewId(id);
+    } else if (before) {
+      this.byId.delete(id);
+      this.tombstones.set(id, { version: before.version, created_at: before.created_at });
+      this.ordered = false;
+    }
+    if (id > this.highest) this.highest = id;
+  }
+
+  /** Loads a tombstone as stored (start-up). */
+  bury(id: number, tombstone: Tombstone): void {
+    this.tombstones.set(id, tombstone);
+    if (id > this.highest) this.highest = id;
+  }
+
+  /** Loads the highest id as stored (start-up). */
+  raiseLastId(id: number): void {
+    if (id > this.highest) this.highest = id;
+  }
+
+  private restore(id: number, entry: E | undefined, tombstone: Tombstone | undefined, highest: number): void {
+    const now = this.byId.get(id);
+    if (now) this.unindex(id, now);
+    if (entry) {
+      this.byId.set(id, entry);
+      this.index(id, entry);
+    } else this.byId.delete(id);
+    if (tombstone) this.tombstones.set(id, tombstone);
+    else this.tombstones.delete(id);
+    this.highest = highest;
+    this.ordered = false;
+  }
+
+  private noteNewId(id: number): void {
+    if (this.ordered && (this.order.length === 0 || id > this.order[this.order.length - 1])) this.order.push(id);
+    else this.ordered = false;
+  }
+
+  private index(id: number, entry: E): void {
+    for (const index of this.uniques) index.add(id, entry);
+    for (const [field, byTarget] of this.referrers) {
+      for (const target of targetsOf(entry[field])) {
+        let ids = byTarget.get(target);
+        if (!ids) byTarget.set(target, (ids = new Set()));
+        ids.add(id);
+      }
+    }
+  }
+
+  private unindex(id: number, entry: E): void {
+    for (const index of this.uniques) index.remove(id, entry);
+    for (const [field, byTarget] of this.referrers) {
+      for (const target of targetsOf(entry[field])) {
+        const ids = byTarget.get(target);
+        ids?.delete(id);
+        if (ids?.size === 0) byTarget.delete(target);
+      }
+    }
+  }
+}
+
+const EMPTY: ReadonlySet<number> = new Set();
+
+const targetsOf = (value: unknown): number[] =>
+  Array.isArray(value) ? (value as number[]) : typeof value === 'number' ? [value] : [];

@@ -1,0 +1,143 @@
+import type { FieldSpec, JsonSchema, Reference, Sealed } from './fields.js';
+import type { EntryMeta } from './types.js';
+
+/** A value that must not appear twice in a resource, e.g. a server's `name`, or `ip` with `port`. */
+export interface UniqueKey {
+  fields: readonly string[];
+  /** Fields compared case-insensitively. */
+  caseInsensitive?: readonly string[];
+  /** Only these entries take part (tokens: the live ones); all of them when absent. */
+  among?: (entry: Record<string, unknown>) => boolean;
+  /** How a 409 names the value, e.g. `server name "db-1"`. */
+  describe: (entry: Record<string, unknown>) => string;
+}
+
+/** A read-only field of a GET body, derived from the stored entry. */
+export interface OutputField {
+  schema: JsonSchema;
+  description: string;
+  from: (entry: Record<string, unknown>) => unknown;
+  example: unknown;
+}
+
+/** An input name whose value is an object spread over several fields (`géolocalisation`). */
+export interface ObjectAlias {
+  description: string;
+  /** Key of the object → field. */
+  parts: Record<string, string>;
+}
+
+/** What a resource-specific preparation step may use: the stored entry and a way to open its secrets. */
+export interface PrepareContext {
+  mode: 'create' | 'replace' | 'patch';
+  current?: Record<string, unknown>;
+  /** The plain text of a stored secret, or undefined when it cannot be opened. */
+  open: (sealed: Sealed) => string | undefined;
+}
+
+/**
+ * The declaration of one resource: the one place that says what its fields are, which are secret,
+ * unique, references or filters, how it is deleted, and what it shows. Validation, the OpenAPI
+ * document, the presenter, secret sealing, list filters, the deciders and the fold derive from it.
+ */
+export interface ResourceDeclaration<F extends Record<string, FieldSpec> = Record<string, FieldSpec>> {
+  /** The URL segment: `ssh-keys`. */
+  name: string;
+  /** Singular, for schema names and event types: `SshKey` (events `SshKeyCreated` …). */
+  title: string;
+  /** Plural, for operation ids: `SshKeys`. */
+  plural: string;
+  /** Stream category in EventStoreDB style: `sshKey` (entry streams `sshKey-12`). */
+  category: string;
+  description: string;
+  fields: F;
+  unique?: UniqueKey[];
+  /** `soft`: the entry stays with `is_deleted: true` and can be restored. */
+  deletion: 'hard' | 'soft';
+  /** Why an entry can never be deleted (409 `delete_guarded`), or undefined. */
+  guardDelete?: (entry: Record<string, unknown>) => string | undefined;
+  outputs?: Record<string, OutputField>;
+  objectAliases?: Record<string, ObjectAlias>;
+  /**
+   * Input fields that say the resource's secrets are sent as PmaControl ciphertexts
+   * (`is_password_crypted`): accepted on input, never stored or returned.
+   */
+  cryptedFlag?: string;
+  /**
+   * Fills derived fields and checks what only this resource can check (an SSH key pair matches),
+   * before secrets are sealed. Plain input in, plain input out.
+   */
+  prepare?: (fields: Record<string, unknown>, context: PrepareContext) => Record<string, unknown>;
+  /** A request body for the OpenAPI examples; it must pass validation on POST. */
+  example: Record<string, unknown>;
+}
+
+/** The stored value types of a resource's fields (secrets sealed). */
+export type FieldsOf<R extends Resource> = {
+  -readonly [K in keyof R['declaration']['fields']]: R['declaration']['fields'][K] extends FieldSpec<infer T>
+    ? T
+    : never;
+};
+
+/** The value types of a resource's fields as a client sends them (secrets in plain text). */
+export type InputOf<R extends Resource> = {
+  [K in keyof FieldsOf<R>]: FieldsOf<R>[K] extends Sealed ? string : FieldsOf<R>[K];
+};
+
+/** An entry of a resource as the fold keeps it. */
+export type EntryOf<R extends Resource> = FieldsOf<R> & EntryMeta & { is_deleted?: boolean };
+
+/** A reference from one resource's field to another resource. */
+export interface Link {
+  from: string;
+  field: string;
+  many: boolean;
+  reference: Reference;
+}
+
+/** A declaration with what the shared machinery needs worked out once. */
+export interface Resource<D extends ResourceDeclaration = ResourceDeclaration> {
+  readonly declaration: D;
+  readonly name: string;
+  /** Every field, in declaration order (the order events and answers list them). */
+  readonly fieldNames: readonly string[];
+  /** The fields a client sees: every field but the secrets. */
+  readonly shownFields: readonly string[];
+  readonly secretFields: readonly string[];
+  readonly references: readonly Link[];
+  readonly events: {
+    created: string;
+    updated: string;
+    deleted: string;
+    restored: string;
+    reverted: string;
+  };
+}
+
+/** Works out, once, what the shared machinery asks of a declaration. */
+export function defineResource<const D extends ResourceDeclaration>(declaration: D): Resource<D> {
+  const entries = Object.entries(declaration.fields) as [string, FieldSpec][];
+  const prefix = declaration.title;
+  return {
+    declaration,
+    name: declaration.name,
+    fieldNames: entries.map(([name]) => name),
+    shownFields: entries.filter(([, spec]) => !spec.secret).map(([name]) => name),
+    secretFields: entries.filter(([, spec]) => spec.secret).map(([name]) => name),
+    references: entries
+      .filter(([, spec]) => spec.reference)
+      .map(([name, spec]) => ({
+        from: declaration.name,
+        field: name,
+        many: spec.schema.type === 'array',
+        reference: spec.reference!,
+      })),
+    events: {
+      created: `${prefix}Created`,
+      updated: `${prefix}Updated`,
+      deleted: `${prefix}Deleted`,
+      restored: `${prefix}Restored`,
+      reverted: `${prefix}Reverted`,
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import type { Resource } from '../domain/shared/declaration.js';
+import type { JsonSchema } from '../domain/shared/fields.js';
+import { entrySchema, ignoredInputs, type WriteMode, writeSchema } from '../schemas/write.js';
+
+const EXAMPLE_TIME = '2026-01-15T09:30:00.000Z';
+
+/** A field's example value: the declaration's example body, the field's own example, or its default. */
+function exampleValue(resource: Resource, name: string, body: Record<string, unknown>): unknown {
+  const spec = resource.declaration.fields[name];
+  if (Object.hasOwn(resource.declaration.example, name)) return resource.declaration.example[name];
+  if (spec.example !== undefined) return spec.example;
+  if (spec.fallback && 'value' in spec.fallback) return spec.fallback.value;
+  if (spec.fallback && 'from' in spec.fallback) return spec.fallback.from(body);
+  return undefined;
+}
+
+/** The entry as GET would show the declaration's example body once created. */
+export function entryExample(resource: Resource): Record<string, unknown> {
+  const example: Record<string, unknown> = { id: 1 };
+  const { outputs = {}, example: body } = resource.declaration;
+  for (const name of resource.shownFields) example[name] = exampleValue(resource, name, body);
+  for (const [name, output] of Object.entries(outputs)) example[name] = output.example;
+  return { ...example, version: 1, created_at: EXAMPLE_TIME, updated_at: EXAMPLE_TIME };
+}
+
+/** The entry schema, with its example. */
+export const documentedEntrySchema = (resource: Resource): JsonSchema => ({
+  ...entrySchema(resource),
+  example: entryExample(resource),
+});
+
+/** The request body as documented: the validated fields plus what is accepted and set aside. */
+export function documentedWriteSchema(resource: Resource, mode: WriteMode): JsonSchema {
+  const base = writeSchema(resource, mode);
+  const properties = { ...(base.properties as Record<string, JsonSchema>) };
+  for (const [field, spec] of Object.entries(resource.declaration.fields)) {
+    const { default: _default, ...schema } = properties[field];
+    for (const alias of spec.aliases)
+      properties[alias] = { ...schema, description: `alias of ${field}`, deprecated: true };
+  }
+  for (const [alias, { parts, description }] of Object.entries(resource.declaration.objectAliases ?? {})) {
+    properties[alias] = {
+      type: 'object',
+      description,
+      properties: Object.fromEntries(Object.keys(parts).map((k) => [k, { type: ['integer', 'null'], minimum: 1 }])),
+      additionalProperties: false,
+      deprecated: true,
+    };
+  }
+  for (const name of ignoredInputs(resource))
+    properties[name] ??= { readOnly: true, description: 'accepted and ignored' };
+  const flag = resource.declaration.cryptedFlag;
+  if (flag) {
+    properties[flag] = {
+      type: ['boolean', 'integer'],
+      enum: [true, false, 0, 1],
+      description: "true or 1: the secrets are sent as PmaControl ciphertexts, made with PmaControl's CRYPT_KEY",
+    };
+  }
+  if (mode !== 'create')
+    properties.id = { type: 'integer', minimum: 1, description: 'ignored when equal to the path id, else 422' };
+  if (resource.declaration.deletion === 'soft') {
+    const meaning = {
+      create: 'false is accepted and ignored; true is refused',
+      replace: 'accepted and ignored (DELETE deletes, PATCH restores)',
+      patch: 'false restores a soft-deleted entry; true is refused',
+    };
+    properties.is_deleted = { type: 'boolean', description: meaning[mode] };
+  }
+  return { ...base, properties };
+}
