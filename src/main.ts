@@ -10,9 +10,9 @@ import { EsdbEventStore } from './event-store/esdb/store.js';
 import type { EventStore } from './event-store/port.js';
 import { SqliteEventStore } from './event-store/sqlite/store.js';
 import { createApp } from './http/app.js';
+import { buildOpenApi } from './openapi/build.js';
 import type { ReadModelStore } from './read-models/port.js';
 import { SqliteReadModelStore } from './read-models/sqlite/store.js';
-import { buildOpenApi } from './openapi/build.js';
 
 export interface Stores {
   store: EventStore;

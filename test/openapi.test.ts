@@ -1,12 +1,11 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
+import type { OperationObject, RequestBodyObject } from 'openapi3-ts/oas31';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { isResourceName } from '../src/domain/resources.js';
 import { ROUTES } from '../src/http/routes/descriptors.js';
 import { buildOpenApi } from '../src/openapi/build.js';
-import type { OperationObject, RequestBodyObject } from 'openapi3-ts/oas31';
-import { isResourceName } from '../src/domain/resources.js';
-import { createAjv } from '../src/schemas/validator.js';
-import { WriteValidator } from '../src/schemas/validator.js';
+import { createAjv, WriteValidator } from '../src/schemas/validator.js';
 import { Conformance } from './support/conformance.js';
 import { BASE, startHarness } from './support/harness.js';
 

@@ -17,6 +17,7 @@ child.stdout.on('data', (chunk) => {
 });
 child.on('exit', (code) => {
   clearTimeout(watchdog);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes are what it removes
   const plain = output.replace(/\u001b\[[0-9;]*m/g, '');
   const count = (label) => Number(plain.match(new RegExp(`${label}:\\s+(\\d+)`))?.[1] ?? 0);
   const total = count('Total');

@@ -1,6 +1,6 @@
+import type { ResourceName } from '../domain/resources.js';
 import type { EntryRecord } from '../domain/shared/collection.js';
 import type { ConfigState } from '../domain/state.js';
-import type { ResourceName } from '../domain/resources.js';
 
 /** A list request: filters (AND between fields, OR between values of one field), search, order, page. */
 export interface ListQuery {

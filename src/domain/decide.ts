@@ -29,7 +29,7 @@ function changedFields(resource: Resource, next: Values, before?: Values): Set<s
 function checkEntry(state: ConfigState, resource: Resource, next: Values, id: number, before?: Values): void {
   const changed = changedFields(resource, next, before);
   checkUnique(state.collections[resource.name as ResourceName], next, id, changed);
-  const errors = referenceErrors(state, resource, next, (link) =>
+  const errors = referenceErrors(state, resource, (link) =>
     changed.has(link.field) ? addedIds(link, next, before) : [],
   );
   if (errors.length > 0) throw new ValidationFailed(errors);
@@ -47,7 +47,7 @@ function decideCreate(command: Of<'create'>, state: ConfigState): DomainEvent[] 
 
 /** The references a soft-deleted entry needs before it can be live again, reported on `is_deleted`. */
 function restoreErrors(state: ConfigState, resource: Resource, next: Values): void {
-  const errors = referenceErrors(state, resource, next, (link) => heldIds(next[link.field]), 'is_deleted');
+  const errors = referenceErrors(state, resource, (link) => heldIds(next[link.field]), 'is_deleted');
   if (errors.length > 0) throw new ValidationFailed(errors);
 }
 

@@ -49,7 +49,6 @@ export function checkUnique(col: Collection, next: Record<string, unknown>, id: 
 export function referenceErrors(
   state: ConfigState,
   resource: Resource,
-  next: Record<string, unknown>,
   fields: (link: Link) => unknown[],
   reportAs?: string,
 ): FieldError[] {

@@ -1,4 +1,4 @@
-import { OpenApiBuilder, type OpenAPIObject, type OperationObject } from 'openapi3-ts/oas31';
+import { type OpenAPIObject, OpenApiBuilder, type OperationObject } from 'openapi3-ts/oas31';
 import { RESOURCE_NAMES, resourceOf } from '../domain/resources.js';
 import { OPENAPI_PATH, ROUTES } from '../http/routes/descriptors.js';
 import { sharedComponents } from './components.js';
@@ -43,7 +43,8 @@ export function buildOpenApi(version: string): OpenAPIObject {
     }
   }
   const paths: Record<string, Record<string, OperationObject>> = {};
-  for (const route of ROUTES) (paths[route.path] ??= {})[route.method.toLowerCase()] = configOperation(route);
+  for (const route of ROUTES)
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: configOperation(route) };
   for (const [path, operations] of Object.entries(paths)) builder.addPath(path, operations);
   builder.addTag({ name: 'meta', description: 'The API itself' });
   builder.addPath(OPENAPI_PATH, {

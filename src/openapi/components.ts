@@ -1,7 +1,7 @@
 import type { ComponentsObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
-import { problemType } from '../http/errors.js';
 import type { JsonSchema } from '../domain/shared/fields.js';
 import { MAX_ID } from '../domain/shared/types.js';
+import { problemType } from '../http/errors.js';
 
 const integer = (minimum: number): JsonSchema => ({ type: 'integer', minimum, maximum: MAX_ID });
 const timestamp = (): JsonSchema => ({ type: 'string', format: 'date-time' });
@@ -102,105 +102,106 @@ function problemResponse(name: string): ResponseObject {
   };
 }
 
-export function sharedComponents(): ComponentsObject {
-  return {
-    schemas: {
-      Problem: problem() as SchemaObject,
-      ValidationProblem: problem(
-        {
-          errors: {
-            type: 'array',
-            maxItems: 100,
-            description: 'every invalid field, up to 100',
-            items: {
-              type: 'object',
-              properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
-              required: ['field', 'code', 'message'],
-            },
-          },
-          error_count: { ...integer(101), description: 'how many problems there are in all, when more than 100' },
+const SCHEMAS: Record<string, SchemaObject> = {
+  Problem: problem() as SchemaObject,
+  ValidationProblem: problem(
+    {
+      errors: {
+        type: 'array',
+        maxItems: 100,
+        description: 'every invalid field, up to 100',
+        items: {
+          type: 'object',
+          properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+          required: ['field', 'code', 'message'],
         },
-        ['errors'],
-      ),
-      ConflictProblem: problem({
-        dependents: {
-          type: 'array',
-          description: 'with code in_use: the entries that still reference this one',
-          items: {
-            type: 'object',
-            properties: { resource: { type: 'string' }, id: integer(1) },
-            required: ['resource', 'id'],
-          },
-        },
-      }),
-      HistoryItem: {
-        type: 'object',
-        properties: {
-          position: { ...integer(1), description: "the event's place in the whole log" },
-          revision: { ...integer(0), description: "the event's place in the entry's own stream (0: creation)" },
-          type: { type: 'string', examples: ['TagCreated'] },
-          at: timestamp(),
-          actor: { type: 'string', description: 'anonymous without credentials, system for the initial entries' },
-          request_id: { type: 'string' },
-          data: { type: 'object', description: 'the values the event set; secrets appear as "[redacted]"' },
-          diff: {
-            type: 'array',
-            description:
-              "what the event changed in this entry, field by field (also when another entry's event changed it)",
-            items: { $ref: '#/components/schemas/DiffMember' },
-          },
-        },
-        required: ['position', 'revision', 'type', 'at', 'actor', 'request_id', 'data', 'diff'],
       },
-      DiffMember: {
+      error_count: { ...integer(101), description: 'how many problems there are in all, when more than 100' },
+    },
+    ['errors'],
+  ),
+  ConflictProblem: problem({
+    dependents: {
+      type: 'array',
+      description: 'with code in_use: the entries that still reference this one',
+      items: {
         type: 'object',
+        properties: { resource: { type: 'string' }, id: integer(1) },
+        required: ['resource', 'id'],
+      },
+    },
+  }),
+  HistoryItem: {
+    type: 'object',
+    properties: {
+      position: { ...integer(1), description: "the event's place in the whole log" },
+      revision: { ...integer(0), description: "the event's place in the entry's own stream (0: creation)" },
+      type: { type: 'string', examples: ['TagCreated'] },
+      at: timestamp(),
+      actor: { type: 'string', description: 'anonymous without credentials, system for the initial entries' },
+      request_id: { type: 'string' },
+      data: { type: 'object', description: 'the values the event set; secrets appear as "[redacted]"' },
+      diff: {
+        type: 'array',
         description:
-          'one field an event set or changed; a secret shows as "[redacted]" on whichever side holds a value',
-        properties: {
-          field: { type: 'string' },
-          before: { description: 'the value before the event; null before the creation' },
-          after: { description: 'the value after the event; null after a hard delete' },
-        },
-        required: ['field', 'before', 'after'],
+          "what the event changed in this entry, field by field (also when another entry's event changed it)",
+        items: { $ref: '#/components/schemas/DiffMember' },
       },
     },
-    parameters: {
-      Id: {
-        name: 'id',
-        in: 'path',
-        required: true,
-        description: `decimal integer from 1 to ${MAX_ID}, no sign or leading zero`,
-        schema: integer(1),
-      },
-      IfMatch: {
-        name: 'If-Match',
-        in: 'header',
-        required: false,
-        description: 'the ETag of the version this write applies to; 412 otherwise',
-        schema: { type: 'string' },
-        example: '"3"',
-      },
-      IfNoneMatch: {
-        name: 'If-None-Match',
-        in: 'header',
-        required: false,
-        description: '304 when it matches the current ETag',
-        schema: { type: 'string' },
-        example: '"3"',
-      },
-      XRequestId: {
-        name: 'X-Request-ID',
-        in: 'header',
-        required: false,
-        description: 'echoed in the response and stored with the events',
-        schema: { type: 'string' },
-      },
+    required: ['position', 'revision', 'type', 'at', 'actor', 'request_id', 'data', 'diff'],
+  },
+  DiffMember: {
+    type: 'object',
+    description: 'one field an event set or changed; a secret shows as "[redacted]" on whichever side holds a value',
+    properties: {
+      field: { type: 'string' },
+      before: { description: 'the value before the event; null before the creation' },
+      after: { description: 'the value after the event; null after a hard delete' },
     },
-    headers: {
-      XRequestId: requestIdHeader,
-      ETag: { description: 'the entry version, quoted', schema: { type: 'string' }, example: '"1"' },
-      Location: { description: 'the created entry', schema: { type: 'string' } },
-    },
-    responses: Object.fromEntries(Object.keys(PROBLEMS).map((name) => [name, problemResponse(name)])),
-  };
+    required: ['field', 'before', 'after'],
+  },
+};
+
+const PARAMETERS: ComponentsObject['parameters'] = {
+  Id: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: `decimal integer from 1 to ${MAX_ID}, no sign or leading zero`,
+    schema: integer(1),
+  },
+  IfMatch: {
+    name: 'If-Match',
+    in: 'header',
+    required: false,
+    description: 'the ETag of the version this write applies to; 412 otherwise',
+    schema: { type: 'string' },
+    example: '"3"',
+  },
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description: '304 when it matches the current ETag',
+    schema: { type: 'string' },
+    example: '"3"',
+  },
+  XRequestId: {
+    name: 'X-Request-ID',
+    in: 'header',
+    required: false,
+    description: 'echoed in the response and stored with the events',
+    schema: { type: 'string' },
+  },
+};
+
+const HEADERS: ComponentsObject['headers'] = {
+  XRequestId: requestIdHeader,
+  ETag: { description: 'the entry version, quoted', schema: { type: 'string' }, example: '"1"' },
+  Location: { description: 'the created entry', schema: { type: 'string' } },
+};
+
+export function sharedComponents(): ComponentsObject {
+  const responses = Object.fromEntries(Object.keys(PROBLEMS).map((name) => [name, problemResponse(name)]));
+  return structuredClone({ schemas: SCHEMAS, parameters: PARAMETERS, headers: HEADERS, responses });
 }

@@ -10,8 +10,8 @@ import { resourceOf } from '../domain/resources.js';
 import type { Resource } from '../domain/shared/declaration.js';
 import { listParameters, searchedFields } from '../http/request.js';
 import type { RouteDescriptor } from '../http/routes/descriptors.js';
-import { entryExample } from './examples.js';
 import { PROBLEMS } from './components.js';
+import { entryExample } from './examples.js';
 
 export const ref = (kind: string, name: string): ReferenceObject => ({ $ref: `#/components/${kind}/${name}` });
 export const problems = (...names: string[]): ResponsesObject =>

@@ -15,7 +15,7 @@ const serverFields = (id: number, fields: Partial<Fields<'servers'>> = {}) => {
 it('create allocates the next id above every id ever used', () => {
   given(tagCreated(1), tagCreated(4), { type: 'TagDeleted', data: { id: 4 } })
     .when({ kind: 'create', resource: 'tags', fields: tag('new') })
-    .then([{ type: 'TagCreated', data: { id: 5, ...tag('new') } }]);
+    .thenEmits([{ type: 'TagCreated', data: { id: 5, ...tag('new') } }]);
 });
 
 it('create with the id of a deleted entry is a conflict', () => {
@@ -29,14 +29,14 @@ it('tag names are unique case-insensitively, but renaming a tag to its own name 
   world.when({ kind: 'create', resource: 'tags', fields: tag('GALERA') }).thenFails(409, 'conflict');
   world
     .when({ kind: 'patch', resource: 'tags', id: 1, fields: { name: 'galera' } })
-    .then([{ type: 'TagUpdated', data: { id: 1, changes: { name: 'galera' } } }]);
+    .thenEmits([{ type: 'TagUpdated', data: { id: 1, changes: { name: 'galera' } } }]);
   world.when({ kind: 'patch', resource: 'tags', id: 2, fields: { name: 'galera' } }).thenFails(409, 'conflict');
 });
 
 it('an unchanged PATCH decides no event', () => {
   given(tagCreated(1, 'same'))
     .when({ kind: 'patch', resource: 'tags', id: 1, fields: { name: 'same' } })
-    .then([]);
+    .thenEmits([]);
 });
 
 it('the expected version is checked: a list of versions, or any', () => {
@@ -45,16 +45,16 @@ it('the expected version is checked: a list of versions, or any', () => {
   world.when({ kind: 'delete', resource: 'tags', id: 1, expected: [] }).thenFails(412, 'precondition_failed');
   world
     .when({ kind: 'delete', resource: 'tags', id: 1, expected: [1, 2] })
-    .then([{ type: 'TagDeleted', data: { id: 1 } }]);
+    .thenEmits([{ type: 'TagDeleted', data: { id: 1 } }]);
   world
     .when({ kind: 'delete', resource: 'tags', id: 1, expected: 'any' })
-    .then([{ type: 'TagDeleted', data: { id: 1 } }]);
+    .thenEmits([{ type: 'TagDeleted', data: { id: 1 } }]);
 });
 
 it('deleting a tag is one event, whatever the number of servers carrying it', () => {
   given(tagCreated(1), tagCreated(2), serverCreated(1, { tags: [1, 2] }), serverCreated(2, { tags: [1] }))
     .when({ kind: 'delete', resource: 'tags', id: 1 })
-    .then([{ type: 'TagDeleted', data: { id: 1 } }]);
+    .thenEmits([{ type: 'TagDeleted', data: { id: 1 } }]);
 });
 
 it('client 99 is guarded; a client with live servers is in use; with only soft-deleted ones it is one event', () => {
@@ -68,7 +68,7 @@ it('client 99 is guarded; a client with live servers is in use; with only soft-d
     .thenFails(409, 'in_use', (e) => assert.equal(e.extra.dependents, [{ resource: 'servers', id: 1 }]));
   given(clientCreated(100), serverCreated(2, { id_client: 100 }), { type: 'ServerDeleted', data: { id: 2 } })
     .when({ kind: 'delete', resource: 'clients', id: 100 })
-    .then([{ type: 'ClientDeleted', data: { id: 100 } }]);
+    .thenEmits([{ type: 'ClientDeleted', data: { id: 100 } }]);
 });
 
 it('environments 1–6 are guarded; others in use by live servers only', () => {
@@ -85,10 +85,10 @@ it('servers: soft delete once, restore only when what they reference exists', ()
     type: 'ServerDeleted',
     data: { id: 1 },
   });
-  world.when({ kind: 'delete', resource: 'servers', id: 1 }).then([]);
+  world.when({ kind: 'delete', resource: 'servers', id: 1 }).thenEmits([]);
   world
     .when({ kind: 'patch', resource: 'servers', id: 1, fields: {}, restore: true })
-    .then([{ type: 'ServerRestored', data: { id: 1 } }]);
+    .thenEmits([{ type: 'ServerRestored', data: { id: 1 } }]);
   // A deleted client's soft-deleted servers move to client 99; a deleted environment stays named.
   given(
     { type: 'EnvironmentCreated', data: { id: 7, libelle: 'Lab', key: 'lab', class: 'info', letter: 'L' } },
@@ -178,7 +178,7 @@ it('revert: to the values of a version it had, as one event; a hard-deleted entr
       toVersion: 1,
       values: { ...tag('a'), color: '#000000', background: '#FFFFFF' },
     })
-    .then([
+    .thenEmits([
       {
         type: 'TagReverted',
         data: { id: 1, to_version: 1, values: { name: 'a', color: '#000000', background: '#FFFFFF' } },

@@ -157,46 +157,50 @@ it('X-Request-ID is taken from the request or generated, and echoed on every res
   assert.match(refused.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
 });
 
+const FUZZ_VALUES = [
+  null,
+  true,
+  0,
+  1,
+  -1,
+  1.5,
+  2 ** 53,
+  '',
+  ' ',
+  'x'.repeat(300),
+  '#FFFFFF',
+  '10.0.0.1',
+  [],
+  [1, 'a'],
+  {},
+  { a: 1 },
+  '\u0000',
+  '__proto__',
+];
+const FUZZ_FIELDS = [
+  'id',
+  'name',
+  'color',
+  'libelle',
+  'port',
+  'tags',
+  'ip',
+  'is_deleted',
+  'public_key',
+  'private_key',
+  'géolocalisation',
+  'pub',
+  '__proto__',
+  'constructor',
+];
 it('never a 500: a bounded fuzz of bodies, ids and methods', async ({ h }) => {
-  const values = [
-    null,
-    true,
-    0,
-    1,
-    -1,
-    1.5,
-    2 ** 53,
-    '',
-    ' ',
-    'x'.repeat(300),
-    '#FFFFFF',
-    '10.0.0.1',
-    [],
-    [1, 'a'],
-    {},
-    { a: 1 },
-    '\u0000',
-    '__proto__',
-  ];
-  const fields = [
-    'id',
-    'name',
-    'color',
-    'libelle',
-    'port',
-    'tags',
-    'ip',
-    'is_deleted',
-    'public_key',
-    'private_key',
-    'géolocalisation',
-    'pub',
-    '__proto__',
-    'constructor',
-  ];
+  const [values, fields] = [FUZZ_VALUES, FUZZ_FIELDS];
   const resources = ['tags', 'clients', 'environments', 'aliases', 'storage-areas', 'servers', 'ssh-keys'];
   let seed = 7;
-  const pick = <T>(list: T[]) => list[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % list.length];
+  const pick = <T>(list: T[]) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return list[seed % list.length];
+  };
   for (let i = 0; i < 300; i++) {
     const body: Record<string, unknown> = {};
     for (let j = 0; j < 4; j++) body[pick(fields)] = pick(values);

@@ -32,7 +32,7 @@ export class Conformance {
       return status === 405 || method === 'OPTIONS' ? [] : [`${method} ${found.template} is not documented`];
     let response = operation.responses[String(status)];
     if (!response) return [`${method} ${found.template} does not document status ${status}`];
-    let pointer = `api#/paths/${escape(found.template)}/${verb}/responses/${status}`;
+    let pointer = `api#/paths/${pointerEscape(found.template)}/${verb}/responses/${status}`;
     if ('$ref' in response) {
       const name = response.$ref.split('/').pop()!;
       response = this.doc.components!.responses![name] as ResponseObject;
@@ -41,7 +41,7 @@ export class Conformance {
     if (!response.content || method === 'HEAD' || status === 304) return [];
     const media = Object.keys(response.content).find((m) => contentType?.startsWith(m));
     if (!media) return [`content type ${contentType} is not documented for ${method} ${found.template} ${status}`];
-    const validate = this.ajv.getSchema(`${pointer}/content/${escape(media)}/schema`);
+    const validate = this.ajv.getSchema(`${pointer}/content/${pointerEscape(media)}/schema`);
     if (!validate) return [`no schema at ${pointer}`];
     return validate(body)
       ? []
@@ -49,4 +49,4 @@ export class Conformance {
   }
 }
 
-const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+const pointerEscape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');

@@ -36,7 +36,7 @@ export function given(...events: DomainEvent[]) {
     when(command: Command) {
       const run = () => decide(command, state);
       return {
-        then(expected: DomainEvent[]) {
+        thenEmits(expected: DomainEvent[]) {
           assert.equal(run(), expected);
         },
         thenFails(status: number, code: string, check: (error: DomainError) => void = () => {}) {

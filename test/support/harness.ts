@@ -3,14 +3,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
-import type { ReadModelStore } from '../../src/read-models/port.js';
 import { assertMatches } from '../../src/application/secret-key.js';
 import { type Clock, ConfigService } from '../../src/application/service.js';
 import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
 import type { EventStore } from '../../src/event-store/port.js';
-import { SqliteReadModelStore } from '../../src/read-models/sqlite/store.js';
 import { createApp } from '../../src/http/app.js';
 import { buildOpenApi } from '../../src/openapi/build.js';
+import type { ReadModelStore } from '../../src/read-models/port.js';
+import { SqliteReadModelStore } from '../../src/read-models/sqlite/store.js';
 import { Conformance } from './conformance.js';
 
 export const BASE = '/fr/api/config';
@@ -33,7 +33,12 @@ export interface RequestOptions {
 /** A fixed, advancing clock: timestamps in tests are predictable. */
 export function testClock(start = Date.parse('2026-01-01T00:00:00.000Z')): Clock {
   let now = start;
-  return { now: () => new Date((now += 1000)) };
+  return {
+    now: () => {
+      now += 1000;
+      return new Date(now);
+    },
+  };
 }
 
 export interface Harness {
@@ -57,7 +62,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const logs: string[] = [];
   const logger: Logger = pino(
     { level: 'info' },
-    new Writable({ write: (chunk, _enc, done) => (logs.push(String(chunk)), done()) }),
+    new Writable({
+      write: (chunk, _enc, done) => {
+        logs.push(String(chunk));
+        done();
+      },
+    }),
   );
   const store = options.store ?? new InMemoryEventStore();
   const readModels = options.readModels ?? new SqliteReadModelStore(':memory:');

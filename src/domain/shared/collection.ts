@@ -209,9 +209,9 @@ export class Collection<E extends EntryRecord = EntryRecord> {
     for (const index of this.uniques) index.add(id, entry);
     for (const [field, byTarget] of this.referrers) {
       for (const target of targetsOf(entry[field])) {
-        let ids = byTarget.get(target);
-        if (!ids) byTarget.set(target, (ids = new Set()));
-        ids.add(id);
+        const ids = byTarget.get(target);
+        if (ids) ids.add(id);
+        else byTarget.set(target, new Set([id]));
       }
     }
   }

@@ -1,7 +1,7 @@
 import { defineResource, type PrepareContext } from '../shared/declaration.js';
 import { fieldError } from '../shared/errors.js';
-import { derived, integer, oneOf, secret, text } from '../shared/fields.js';
 import type { Sealed } from '../shared/fields.js';
+import { derived, integer, oneOf, secret, text } from '../shared/fields.js';
 import { analysePublicKey, assertPrivateKeyMatches, MAX_RSA_BITS } from './keys.js';
 
 const PUBLIC_KEY_EXAMPLE =

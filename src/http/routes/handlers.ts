@@ -40,9 +40,11 @@ export const HANDLERS: Record<RouteKind, Handler> = {
     refuseQuery(ctx);
     const entry = service.get(resource, parseId(ctx.params.id));
     ctx.set('ETag', etag(entry));
-    const ifNoneMatch = ctx.get('If-None-Match');
-    const tags = ifNoneMatch && ifNoneMatch.split(',').map((t) => t.trim().replace(/^W\//, ''));
-    if (tags && (tags.includes('*') || tags.includes(etag(entry)))) {
+    const tags = ctx
+      .get('If-None-Match')
+      .split(',')
+      .map((t) => t.trim().replace(/^W\//, ''));
+    if (tags.includes('*') || tags.includes(etag(entry))) {
       ctx.status = 304;
       return;
     }
