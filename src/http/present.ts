@@ -11,9 +11,7 @@ function shapeOf(resource: ResourceName): Shape {
   let shape = shapes.get(resource);
   if (!shape) {
     const declared = resourceOf(resource);
-    const outputs = Object.entries(declared.declaration.outputs ?? {}).map(
-      ([name, o]) => [name, o.from] as Shape['outputs'][0],
-    );
+    const outputs = Object.entries(declared.outputs).map(([name, o]) => [name, o.from] as Shape['outputs'][0]);
     shape = { fields: declared.shownFields, outputs };
     shapes.set(resource, shape);
   }

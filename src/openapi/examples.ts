@@ -17,7 +17,8 @@ function exampleValue(resource: Resource, name: string, body: Record<string, unk
 /** The entry as GET would show the declaration's example body once created. */
 export function entryExample(resource: Resource): Record<string, unknown> {
   const example: Record<string, unknown> = { id: 1 };
-  const { outputs = {}, example: body } = resource.declaration;
+  const { example: body } = resource.declaration;
+  const { outputs } = resource;
   for (const name of resource.shownFields) example[name] = exampleValue(resource, name, body);
   for (const [name, output] of Object.entries(outputs)) example[name] = output.example;
   return { ...example, version: 1, created_at: EXAMPLE_TIME, updated_at: EXAMPLE_TIME };

@@ -39,13 +39,14 @@ export function writeSchema(resource: Resource, mode: WriteMode): JsonSchema {
 
 /** The names accepted on input and set aside: read-only fields of a GET body, and the crypted flag. */
 export function ignoredInputs(resource: Resource): string[] {
-  const { outputs = {}, cryptedFlag } = resource.declaration;
-  return [...META_FIELDS, ...Object.keys(outputs), ...(cryptedFlag ? [cryptedFlag] : [])];
+  const { cryptedFlag } = resource.declaration;
+  return [...META_FIELDS, ...Object.keys(resource.outputs), ...(cryptedFlag ? [cryptedFlag] : [])];
 }
 
 /** The entry as GET returns it: shown fields (never secrets), read-only fields, version and timestamps. */
 export function entrySchema(resource: Resource): JsonSchema {
-  const { fields, outputs = {}, title } = resource.declaration;
+  const { fields, title } = resource.declaration;
+  const { outputs } = resource;
   const properties: Record<string, JsonSchema> = { id: { type: 'integer', minimum: 1, maximum: MAX_ID } };
   for (const name of resource.shownFields)
     properties[name] = { ...fields[name].schema, description: fields[name].description };

@@ -4,49 +4,10 @@ import * as assert from 'uvu/assert';
 import { replay } from '../../src/application/replay.js';
 import { RESOURCE_NAMES as RESOURCES, type ResourceName as Resource } from '../../src/domain/resources.js';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite/store.js';
+import { prerequisites, validBody } from '../support/bodies.js';
 import { BASE, type Harness, startHarness } from '../support/harness.js';
-import { makeKey } from '../support/keys.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
-const key = makeKey('ed25519');
-
-/** A valid body for each resource; `n` keeps every unique field unique. */
-function body(resource: Resource, n: number, refs: { server: number; sshKey: number }): Record<string, unknown> {
-  switch (resource) {
-    case 'tags':
-      return { name: `t${n}`, color: '#000000', background: '#FFFFFF' };
-    case 'clients':
-      return { libelle: `c${n}` };
-    case 'environments':
-      return { libelle: `e${n}`, key: `k${n}`, class: 'info', letter: 'E' };
-    case 'aliases':
-      return { id_mysql_server: refs.server, dns: `a${n}.example.net`, port: 3306 };
-    case 'storage-areas':
-      return { id_ssh_key: refs.sshKey, ip: '10.0.0.1', path: `/b${n}`, libelle: `area ${n}` };
-    case 'servers':
-      return {
-        id_client: 99,
-        id_environment: 1,
-        name: `s${n}`,
-        ip: `10.9.${n >> 8}.${n & 255}`,
-        login: 'l',
-        passwd: 'p',
-      };
-    case 'ssh-keys':
-      return { name: `k${n}`, user: `u${n}`, public_key: key.publicKey, private_key: key.privateKey };
-  }
-}
-
-async function prerequisites(h: Harness) {
-  const server = await h.request('POST', `${BASE}/servers`, {
-    body: { id_client: 99, id_environment: 1, name: 'base', ip: '10.8.0.1', login: 'l', passwd: 'p' },
-  });
-  const sshKey = await h.request('POST', `${BASE}/ssh-keys`, {
-    body: { name: 'base', user: 'base', public_key: key.publicKey, private_key: key.privateKey },
-  });
-  return { server: server.body.id as number, sshKey: sshKey.body.id as number };
-}
-
 const ids = (h: Harness, resource: Resource) =>
   h.request('GET', `${BASE}/${resource}`).then((r) => r.body.items.map((e: { id: number }) => e.id) as number[]);
 
@@ -72,7 +33,7 @@ for (const resource of RESOURCES) {
           let n = 0;
           for (const id of requests) {
             n += 1;
-            const sent = { ...body(resource, n, refs), ...(id === undefined ? {} : { id }) };
+            const sent = { ...validBody(resource, n, refs), ...(id === undefined ? {} : { id }) };
             const before = h.service.revision;
             const reply = await h.request('POST', `${BASE}/${resource}`, { body: sent });
             const highest = Math.max(0, ...used);
@@ -109,13 +70,13 @@ it('after the highest id is taken, explicit free ids below it still work', async
   const h = await startHarness();
   try {
     const top = await h.request('POST', `${BASE}/tags`, {
-      body: { ...body('tags', 1, { server: 0, sshKey: 0 }), id: MAX },
+      body: { ...validBody('tags', 1, { server: 0, sshKey: 0 }), id: MAX },
     });
     assert.is(top.body.id, MAX);
-    const refused = await h.request('POST', `${BASE}/tags`, { body: body('tags', 2, { server: 0, sshKey: 0 }) });
+    const refused = await h.request('POST', `${BASE}/tags`, { body: validBody('tags', 2, { server: 0, sshKey: 0 }) });
     assert.equal([refused.status, refused.body.code], [409, 'conflict']);
     const below = await h.request('POST', `${BASE}/tags`, {
-      body: { ...body('tags', 3, { server: 0, sshKey: 0 }), id: 5 },
+      body: { ...validBody('tags', 3, { server: 0, sshKey: 0 }), id: 5 },
     });
     assert.is(below.status, 201);
     assert.equal(await ids(h, 'tags'), [5, MAX]);

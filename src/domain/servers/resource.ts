@@ -104,12 +104,6 @@ export const servers = defineResource({
   deletion: 'soft',
   cryptedFlag: 'is_password_crypted',
   outputs: {
-    has_passwd: {
-      schema: { type: 'boolean' },
-      description: 'a password is set (the password itself is never returned)',
-      from: (server) => typeof server.passwd === 'string',
-      example: true,
-    },
     is_deleted: {
       schema: { type: 'boolean' },
       description: 'soft-deleted: set by DELETE, cleared by `PATCH {"is_deleted": false}`',

@@ -105,6 +105,8 @@ export interface Resource<D extends ResourceDeclaration = ResourceDeclaration> {
   readonly shownFields: readonly string[];
   readonly secretFields: readonly string[];
   readonly references: readonly Link[];
+  /** The read-only fields of a GET body: `has_<secret>` for each secret, then the declared outputs. */
+  readonly outputs: Readonly<Record<string, OutputField>>;
   readonly events: {
     created: string;
     updated: string;
@@ -114,16 +116,26 @@ export interface Resource<D extends ResourceDeclaration = ResourceDeclaration> {
   };
 }
 
+/** What stands in for a secret in a GET body: whether one is set. */
+const hasSecret = (field: string): OutputField => ({
+  schema: { type: 'boolean' },
+  description: `a ${field} is set (the value itself is never returned)`,
+  from: (entry) => typeof entry[field] === 'string',
+  example: true,
+});
+
 /** Works out, once, what the shared machinery asks of a declaration. */
 export function defineResource<const D extends ResourceDeclaration>(declaration: D): Resource<D> {
   const entries = Object.entries(declaration.fields) as [string, FieldSpec][];
   const prefix = declaration.title;
+  const secrets = entries.filter(([, spec]) => spec.secret).map(([name]) => name);
   return {
     declaration,
     name: declaration.name,
     fieldNames: entries.map(([name]) => name),
     shownFields: entries.filter(([, spec]) => !spec.secret).map(([name]) => name),
-    secretFields: entries.filter(([, spec]) => spec.secret).map(([name]) => name),
+    secretFields: secrets,
+    outputs: { ...Object.fromEntries(secrets.map((name) => [`has_${name}`, hasSecret(name)])), ...declaration.outputs },
     references: entries
       .filter(([, spec]) => spec.reference)
       .map(([name, spec]) => ({

@@ -88,12 +88,6 @@ export const sshKeys = defineResource({
   cryptedFlag: 'is_password_crypted',
   prepare: prepareKeyPair,
   outputs: {
-    has_private_key: {
-      schema: { type: 'boolean' },
-      description: 'a private key is set (it is never returned)',
-      from: (key) => typeof key.private_key === 'string',
-      example: true,
-    },
     added_on: {
       schema: { type: 'string', format: 'date-time' },
       description: 'when the key was added (PmaControl `added_on`)',

@@ -1,0 +1,49 @@
+import type { ResourceName } from '../../src/domain/resources.js';
+import { BASE, type Harness } from './harness.js';
+import { makeKey } from './keys.js';
+
+const key = makeKey('ed25519');
+
+/** Entries that other resources' bodies point at. */
+export interface Prerequisites {
+  server: number;
+  sshKey: number;
+}
+
+/** A valid POST body for each resource; `n` keeps every unique field unique. */
+export function validBody(resource: ResourceName, n: number, refs: Prerequisites): Record<string, unknown> {
+  switch (resource) {
+    case 'tags':
+      return { name: `t${n}`, color: '#000000', background: '#FFFFFF' };
+    case 'clients':
+      return { libelle: `c${n}` };
+    case 'environments':
+      return { libelle: `e${n}`, key: `k${n}`, class: 'info', letter: 'E' };
+    case 'aliases':
+      return { id_mysql_server: refs.server, dns: `a${n}.example.net`, port: 3306 };
+    case 'storage-areas':
+      return { id_ssh_key: refs.sshKey, ip: '10.0.0.1', path: `/b${n}`, libelle: `area ${n}` };
+    case 'servers':
+      return {
+        id_client: 99,
+        id_environment: 1,
+        name: `s${n}`,
+        ip: `10.9.${n >> 8}.${n & 255}`,
+        login: 'l',
+        passwd: `server-password-${n}-e7c1`,
+      };
+    case 'ssh-keys':
+      return { name: `k${n}`, user: `u${n}`, public_key: key.publicKey, private_key: key.privateKey };
+  }
+}
+
+/** A server and an SSH key, for the resources that reference them. */
+export async function prerequisites(h: Harness): Promise<Prerequisites> {
+  const server = await h.request('POST', `${BASE}/servers`, {
+    body: { id_client: 99, id_environment: 1, name: 'base', ip: '10.8.0.1', login: 'l', passwd: 'p' },
+  });
+  const sshKey = await h.request('POST', `${BASE}/ssh-keys`, {
+    body: { name: 'base', user: 'base', public_key: key.publicKey, private_key: key.privateKey },
+  });
+  return { server: server.body.id as number, sshKey: sshKey.body.id as number };
+}
