@@ -90,6 +90,7 @@ export interface Running {
 
 /** Starts the service; `close` stops taking connections, lets in-flight requests finish, then closes the stores. */
 export async function start(config: Config, logger: Logger): Promise<Running> {
+  const started = performance.now();
   const { store, readModels } = openStores(config, logger);
   const service = new ConfigService({
     store,
@@ -114,7 +115,15 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const port = (server.address() as AddressInfo).port;
   logger.info(
-    { host: config.host, port, store: store.name, data_dir: config.dataDir, revision: service.revision },
+    {
+      host: config.host,
+      port,
+      ...store.describe(),
+      data_dir: config.dataDir,
+      revision: service.revision,
+      position: service.revision + 1,
+      started_in_ms: Math.round(performance.now() - started),
+    },
     'listening',
   );
   let closing: Promise<void> | undefined;

@@ -52,8 +52,18 @@ export interface Subscription {
 /** Events of one stream from a revision on, in order: first those already stored, then new ones as they come. */
 export type OnEvent = (event: RecordedEvent) => void;
 
+/** Where the events go and how durably: for the start-up log, and for the tests that check it. */
+export interface StoreDescription {
+  store: string;
+  /** A file, or hosts (never credentials). */
+  location: string;
+  /** When an append is acknowledged, as the store is configured right now. */
+  durability: string;
+}
+
 export interface EventStore {
   readonly name: string;
+  describe(): StoreDescription;
   append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;

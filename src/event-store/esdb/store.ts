@@ -22,6 +22,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  type StoreDescription,
   StoreUnavailable,
   type Subscription,
   WrongExpectedRevision,
@@ -64,8 +65,17 @@ export class EsdbEventStore implements EventStore {
   private readonly client: EventStoreDBClient;
   private readonly subscriptions = new Set<Subscription>();
 
-  constructor(connectionString: string) {
+  constructor(private readonly connectionString: string) {
     this.client = EventStoreDBClient.connectionString(connectionString);
+  }
+
+  describe(): StoreDescription {
+    const hosts = this.connectionString.replace(/^[a-z+]+:\/\/([^@/]*@)?/, '').split(/[/?]/)[0];
+    return {
+      store: this.name,
+      location: hosts,
+      durability: 'written by a quorum of the cluster before an append returns',
+    };
   }
 
   async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {

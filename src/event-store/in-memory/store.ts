@@ -9,6 +9,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  type StoreDescription,
   type Subscription,
 } from '../port.js';
 
@@ -20,6 +21,10 @@ export class InMemoryEventStore implements EventStore {
   private readonly log: RecordedEvent[] = [];
   private readonly streams = new Map<string, RecordedEvent[]>();
   private readonly subscribers = new Subscribers();
+
+  describe(): StoreDescription {
+    return { store: this.name, location: 'memory', durability: 'none: for tests only' };
+  }
 
   async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     const existing = this.streams.get(stream) ?? [];

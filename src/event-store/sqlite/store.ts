@@ -10,6 +10,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  type StoreDescription,
   StoreUnavailable,
   type Subscription,
 } from '../port.js';
@@ -74,7 +75,10 @@ export class SqliteEventStore implements EventStore {
   private readonly pollMs: number;
   private readonly statements;
 
-  constructor(file: string, options: SqliteEventStoreOptions = {}) {
+  constructor(
+    private readonly file: string,
+    options: SqliteEventStoreOptions = {},
+  ) {
     this.pollMs = options.pollMs ?? 100;
     this.db = guard(() => new Database(file));
     this.db.pragma('busy_timeout = 5000');
@@ -119,6 +123,17 @@ export class SqliteEventStore implements EventStore {
     }
     return { nextRevision: revision, position };
   };
+
+  /** Read from the connection itself, so that it says what is in force. */
+  describe(): StoreDescription {
+    const journal = this.db.pragma('journal_mode', { simple: true });
+    const synchronous = ['off', 'normal', 'full', 'extra'][this.db.pragma('synchronous', { simple: true }) as number];
+    return {
+      store: this.name,
+      location: this.file,
+      durability: `journal_mode=${journal} synchronous=${synchronous}: on disk (fsync) before an append returns`,
+    };
+  }
 
   async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     const result = guard(() => this.db.transaction(this.appendInTransaction).immediate(stream, events, expected));
