@@ -2,7 +2,7 @@ import type { HistoryItem } from '../../projections/changes.js';
 import { decide } from '../domain/decide.js';
 import type { Effect } from '../domain/evolve.js';
 import { genesisEvents } from '../domain/genesis.js';
-import type { ResourceName } from '../domain/resources.js';
+import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../domain/resources.js';
 import type { EntryRecord } from '../domain/shared/collection.js';
 import { Deleted, NotFound } from '../domain/shared/errors.js';
 import type { Sealed } from '../domain/shared/fields.js';
@@ -39,6 +39,19 @@ export interface ServiceDeps {
 }
 
 const SYSTEM: Caller = { actor: 'system', requestId: 'genesis' };
+
+/** Any sealed secret the configuration holds, whatever resource declares it. */
+function firstSecret(state: ConfigState): Sealed | undefined {
+  for (const name of RESOURCE_NAMES) {
+    const { secretFields } = resourceOf(name);
+    if (secretFields.length === 0) continue;
+    for (const entry of state.collections[name].values()) {
+      const field = secretFields.find((f) => typeof entry[f] === 'string');
+      if (field) return entry[field] as Sealed;
+    }
+  }
+  return undefined;
+}
 
 /**
  * The application: writes go through the group-commit writer (prepare, decide, append, fold), reads
@@ -121,10 +134,8 @@ export class ConfigService {
 
   /** A log from before fingerprints were recorded: the key must open its secrets before it is recorded. */
   private async recordLegacyKey(key: Buffer): Promise<void> {
-    const sealed =
-      [...this.state.collections.servers.values()].find((s) => s.passwd)?.passwd ??
-      [...this.state.collections['ssh-keys'].values()].find((k) => k.private_key)?.private_key;
-    if (sealed !== undefined && this.secrets!.tryOpen(sealed as Sealed) === undefined) {
+    const sealed = firstSecret(this.state);
+    if (sealed !== undefined && this.secrets!.tryOpen(sealed) === undefined) {
       throw new StartRefused(
         'the log holds secrets that this key cannot open: start with the key they were sealed under ' +
           '(secret.key or CONFIG_SECRET_KEY)',
