@@ -22,6 +22,8 @@ export interface ChangeRow {
   position: number;
   type: string;
   at: string;
+  /** The latest `at` up to this event: times made non-decreasing along the log, for time questions. */
+  hw_at: string;
   actor: string;
   request_id: string;
   /** The entry the event is about (absent for an event about no entry). */
@@ -41,7 +43,7 @@ export interface VersionRow {
   diff: DiffMember[];
   /** The event hard-deleted the entry. */
   deleted?: true;
-  /** The whole entry after the event, kept every SNAPSHOT_EVERY revisions (and at creation). */
+  /** The whole entry after the event, kept every SNAPSHOT_EVERY revisions and whenever it (re)appears. */
   snapshot?: EntryRecord;
 }
 
@@ -93,7 +95,11 @@ export function redactDiff(resource: string, diff: DiffMember[]): DiffMember[] {
 }
 
 /** The rows one event adds; `position` is the event's place in the log (its revision + 1). */
-export function rowsOf(event: LoggedEvent, effects: Effect[]): { change: ChangeRow; versions: VersionRow[] } {
+export function rowsOf(
+  event: LoggedEvent,
+  effects: Effect[],
+  highWaterAt: string,
+): { change: ChangeRow; versions: VersionRow[] } {
   const position = event.revision + 1;
   const [own] = effects;
   const { actor, request_id, at } = event.metadata;
@@ -101,13 +107,16 @@ export function rowsOf(event: LoggedEvent, effects: Effect[]): { change: ChangeR
     position,
     type: event.type,
     at,
+    hw_at: highWaterAt,
     actor,
     request_id,
     ...(own ? { resource: own.resource, entry_id: own.id } : {}),
     data: redactData(own?.resource, event.data),
   };
   const versions = effects.map((effect): VersionRow => {
-    const snapshot = effect.after && effect.revision % SNAPSHOT_EVERY === 0 ? { snapshot: effect.after } : {};
+    // A full copy at every creation (or return after a hard delete), and every SNAPSHOT_EVERY revisions.
+    const keep = effect.after && (!effect.before || effect.revision % SNAPSHOT_EVERY === 0);
+    const snapshot = keep ? { snapshot: effect.after } : {};
     const diff = diffOf(effect.resource, effect.before, effect.after);
     const deleted = effect.after ? {} : { deleted: true as const };
     const row = { resource: effect.resource, entry_id: effect.id, revision: effect.revision, position, diff };
@@ -138,3 +147,54 @@ export const historyItem = (change: ChangeRow, version: VersionRow): HistoryItem
   data: change.data,
   diff: redactDiff(version.resource, version.diff),
 });
+
+/** An entry an event changed in passing (a server that lost a deleted tag), with its diff. */
+export interface EffectItem {
+  resource: string;
+  id: number;
+  revision: number;
+  diff: DiffMember[];
+}
+
+/**
+ * One item of the change log: the event as a history item of its own entry, plus the entries it
+ * changed in passing. `resource`, `id` and `revision` are null for an event about no entry.
+ */
+export interface ChangeItem {
+  position: number;
+  revision: number | null;
+  type: string;
+  at: string;
+  actor: string;
+  request_id: string;
+  resource: string | null;
+  id: number | null;
+  data: Record<string, unknown>;
+  diff: DiffMember[];
+  effects: EffectItem[];
+}
+
+/** A change item from its change row and the version rows at its position (secrets redacted). */
+export function changeItem(change: ChangeRow, versions: VersionRow[]): ChangeItem {
+  const own = versions.find((v) => v.resource === change.resource && v.entry_id === change.entry_id);
+  return {
+    position: change.position,
+    revision: own?.revision ?? null,
+    type: change.type,
+    at: change.at,
+    actor: change.actor,
+    request_id: change.request_id,
+    resource: change.resource ?? null,
+    id: change.entry_id ?? null,
+    data: change.data,
+    diff: own ? redactDiff(own.resource, own.diff) : [],
+    effects: versions
+      .filter((v) => v !== own)
+      .map((v) => ({
+        resource: v.resource,
+        id: v.entry_id,
+        revision: v.revision,
+        diff: redactDiff(v.resource, v.diff),
+      })),
+  };
+}

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type Koa from 'koa';
 import { type Logger, pino } from 'pino';
 import { openSecretKey } from './application/secret-key.js';
 import { ConfigService } from './application/service.js';
@@ -88,10 +89,9 @@ export interface Running {
   close(): Promise<void>;
 }
 
-/** Starts the service; `close` stops taking connections, lets in-flight requests finish, then closes the stores. */
-export async function start(config: Config, logger: Logger): Promise<Running> {
-  const started = performance.now();
-  const { store, readModels } = openStores(config, logger);
+/** Opens the stores and brings the service to the head of the log; the stores are closed if that fails. */
+async function startService(config: Config, logger: Logger, stores: Stores): Promise<ConfigService> {
+  const { store, readModels } = stores;
   const service = new ConfigService({
     store,
     readModels,
@@ -108,31 +108,41 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
     readModels.close();
     throw error;
   }
-  const app = createApp({ service, logger, openapi: buildOpenApi(packageVersion()) });
-  const server = createServer(serverOptions(config.http), app.callback());
+  return service;
+}
+
+async function listen(config: Config, callback: ReturnType<Koa['callback']>): Promise<Server> {
+  const server = createServer(serverOptions(config.http), callback);
   server.maxConnections = config.http.maxConnections;
   server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  return server;
+}
+
+/** Starts the service; `close` stops taking connections, lets in-flight requests finish, then closes the stores. */
+export async function start(config: Config, logger: Logger): Promise<Running> {
+  const started = performance.now();
+  const stores = openStores(config, logger);
+  const service = await startService(config, logger, stores);
+  const app = createApp({ service, logger, openapi: buildOpenApi(packageVersion()) });
+  const server = await listen(config, app.callback());
   const port = (server.address() as AddressInfo).port;
+  const reached = { revision: service.revision, position: service.revision + 1 };
+  const took = { started_in_ms: Math.round(performance.now() - started) };
   logger.info(
-    {
-      host: config.host,
-      port,
-      ...store.describe(),
-      data_dir: config.dataDir,
-      revision: service.revision,
-      position: service.revision + 1,
-      started_in_ms: Math.round(performance.now() - started),
-    },
+    { host: config.host, port, ...stores.store.describe(), data_dir: config.dataDir, ...reached, ...took },
     'listening',
   );
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      service.feed.closeAll(); // live feeds would hold their connections open
+      server.closeIdleConnections();
+      await closed;
       await service.stop();
-      await store.close();
-      readModels.close();
+      await stores.store.close();
+      stores.readModels.close();
       logger.info('stopped');
     })());
   return { server, port, service, close };

@@ -3,7 +3,7 @@ import type { OperationObject, RequestBodyObject } from 'openapi3-ts/oas31';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isResourceName } from '../src/domain/resources.js';
-import { ROUTES } from '../src/http/routes/descriptors.js';
+import { API_ROUTES, ROUTES } from '../src/http/routes/descriptors.js';
 import { buildOpenApi } from '../src/openapi/build.js';
 import { createAjv, WriteValidator } from '../src/schemas/validator.js';
 import { Conformance } from './support/conformance.js';
@@ -30,8 +30,8 @@ it('GET /fr/api/openApi serves it', async () => {
 
 it('documents every route the service mounts, with an operationId, a summary and a 4xx response', () => {
   const doc = buildOpenApi('test');
-  assert.is(ROUTES.length, 7 * 7);
-  for (const route of ROUTES) {
+  assert.is(ROUTES.length, 7 * 8);
+  for (const route of [...ROUTES, ...API_ROUTES]) {
     const operation = doc.paths?.[route.path]?.[route.method.toLowerCase() as 'get'];
     assert.ok(operation, `${route.method} ${route.path}`);
     assert.ok(operation.operationId && operation.summary);

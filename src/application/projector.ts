@@ -52,6 +52,8 @@ export class Projector {
   state: ConfigState = emptyState();
   /** A digest of the event at `revision`, saved with the checkpoint. */
   digest?: string;
+  /** The latest event time so far: the change log's times made non-decreasing, for time questions. */
+  highWaterAt = '';
   private pending = new Pending();
   private readonly listeners: Listener[] = [];
   private subscription?: Subscription;
@@ -73,7 +75,9 @@ export class Projector {
   }
 
   load(): void {
-    ({ state: this.state, digest: this.digest } = this.readModels.load());
+    const stored = this.readModels.load();
+    ({ state: this.state, digest: this.digest } = stored);
+    this.highWaterAt = stored.highWaterAt ?? '';
   }
 
   /** Reads and folds everything after the current revision. */
@@ -96,16 +100,19 @@ export class Projector {
     if (fresh[0].revision !== this.revision + 1) return false;
     const journal = new Journal();
     const projected: Projected[] = [];
+    let highWaterAt = this.highWaterAt;
     try {
       for (const event of fresh) {
         const effects = evolve(this.state, event, journal);
-        projected.push({ event, effects, ...rowsOf(event, effects) });
+        if (event.metadata.at > highWaterAt) highWaterAt = event.metadata.at;
+        projected.push({ event, effects, ...rowsOf(event, effects, highWaterAt) });
       }
     } catch (error) {
       journal.rollback();
       throw error;
     }
     this.digest = eventDigest(fresh[fresh.length - 1]);
+    this.highWaterAt = highWaterAt;
     for (const one of projected) this.pending.add(this.state, one);
     this.flush();
     for (const listener of this.listeners) listener(projected);
@@ -120,6 +127,7 @@ export class Projector {
       this.readModels.save({
         revision: this.revision,
         digest: this.digest!,
+        highWaterAt: this.highWaterAt,
         entries: [...pending.entries.values()],
         lastIds: pending.lastIds(this.state),
         secretKey: this.state.secretKey,

@@ -1,6 +1,4 @@
-import type { ResourceName } from '../domain/resources.js';
 import type { EntryRecord } from '../domain/shared/collection.js';
-import type { ConfigState } from '../domain/state.js';
 
 /** A list request: filters (AND between fields, OR between values of one field), search, order, page. */
 export interface ListQuery {
@@ -50,15 +48,10 @@ function order(sort: ListQuery['sort']): (a: EntryRecord, b: EntryRecord) => num
 }
 
 /**
- * The entries a list request asks for, and how many match before the page is cut. Without filters or
- * sort, the collection's own id order is used as it is: no copy, no sort per request.
+ * The entries a list request asks for among `all` (in id order), and how many match before the page
+ * is cut. Without filters or sort, `all` is used as it is: no copy, no sort per request.
  */
-export function selectEntries(
-  state: ConfigState,
-  resource: ResourceName,
-  query: ListQuery,
-): { items: EntryRecord[]; total: number } {
-  const all = state.collections[resource].inOrder();
+export function selectEntries(all: EntryRecord[], query: ListQuery): { items: EntryRecord[]; total: number } {
   const filtered = query.equals.length || query.holds.length || query.q;
   const matching = filtered ? all.filter(matches(query)) : all;
   const sorted = query.sort.length > 0 ? [...matching].sort(order(query.sort)) : matching;

@@ -56,6 +56,23 @@ export function compare(rebuilt: ReadModelStore, stored: ReadModelStore): string
     if (step <= 0) x = a.next().value as Line | undefined;
     if (step >= 0) y = b.next().value as Line | undefined;
   }
+  return [...differences, ...compareListSnapshots(rebuilt, stored)];
+}
+
+/** Keys in order, so that two entries with the same values compare equal whatever order they were built in. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, v) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort()) : v,
+  );
+
+/** Each stored list snapshot must be the list the log gives at its position. */
+function compareListSnapshots(rebuilt: ReadModelStore, stored: ReadModelStore): string[] {
+  const differences: string[] = [];
+  for (const { resource, position, entries } of stored.listSnapshots()) {
+    if (canonical(entries) !== canonical(rebuilt.listAt(resource, position))) {
+      differences.push(`list_snapshots ${resource}/${position}: not the list the log gives at that position`);
+    }
+  }
   return differences;
 }
 

@@ -10,7 +10,9 @@ import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState, RecordedKey } from '../domain/state.js';
 import type { EventStore } from '../event-store/port.js';
 import type { ReadModelStore } from '../read-models/port.js';
+import { Audit } from './audit.js';
 import { assertLogHolds } from './checkpoint.js';
+import { Feed } from './feed.js';
 import { prepare, type WriteRequest, type WriteRequestOf } from './prepare.js';
 import { CONFIG_STREAM, Projector } from './projector.js';
 import { assertMatches, keyFingerprint, StartRefused } from './secret-key.js';
@@ -59,12 +61,19 @@ function firstSecret(state: ConfigState): Sealed | undefined {
  */
 export class ConfigService {
   readonly projector: Projector;
+  /** The auditor's questions: the change log, time travel, differences. */
+  readonly audit: Audit;
+  /** The live change feed. */
+  readonly feed: Feed;
   private readonly writer: Writer;
   private secrets?: SecretBox;
 
   constructor(private readonly deps: ServiceDeps) {
     this.projector = new Projector(deps.store, deps.readModels, deps.onBackgroundError);
     this.writer = new Writer(deps.store, this.projector, deps.clock);
+    this.audit = new Audit(deps.readModels, () => this.projector.state);
+    this.feed = new Feed(this.audit);
+    this.projector.listen(this.feed.publish);
   }
 
   async start(): Promise<void> {
@@ -83,6 +92,7 @@ export class ConfigService {
   }
 
   async stop(): Promise<void> {
+    this.feed.closeAll();
     await this.writer.idle();
     await this.projector.stop();
   }

@@ -8,13 +8,23 @@ import { isResourceName } from '../domain/resources.js';
 import { WriteValidator } from '../schemas/validator.js';
 import { errorHandler, methodNotAllowed, unknownResource, unknownRoute } from './errors.js';
 import { refuseQuery } from './request.js';
-import { allowedMethods, CONFIG_BASE, type Method, OPENAPI_PATH, ROUTES } from './routes/descriptors.js';
+import { changeStream, changes, diff, KEEP_ALIVE_MS } from './routes/audit.js';
+import {
+  API_ROUTES,
+  type ApiRouteKind,
+  allowedMethods,
+  CONFIG_BASE,
+  type Method,
+  ROUTES,
+} from './routes/descriptors.js';
 import { HANDLERS } from './routes/handlers.js';
 
 export interface AppDeps {
   service: ConfigService;
   logger: Logger;
   openapi: OpenAPIObject;
+  /** How often the live feed sends a comment while nothing happens (tests shorten it). */
+  keepAliveMs?: number;
 }
 
 const REQUEST_ID = /^[\w.:@/+=-]{1,200}$/;
@@ -61,21 +71,35 @@ function notFound(ctx: Context) {
   throw unknownRoute(ctx.path);
 }
 
-export function createApp({ service, logger, openapi }: AppDeps): Koa {
+/** The routes about the whole configuration or the API itself. */
+function apiHandlers({ service, openapi, keepAliveMs }: AppDeps): Record<ApiRouteKind, (ctx: Context) => unknown> {
+  return {
+    changes: (ctx) => changes(ctx, service),
+    changeStream: (ctx) => changeStream(ctx, service, keepAliveMs ?? KEEP_ALIVE_MS),
+    diff: (ctx) => diff(ctx, service),
+    openApi: (ctx) => {
+      refuseQuery(ctx);
+      ctx.body = openapi;
+    },
+  };
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const { service, logger } = deps;
   const app = new Koa();
   const router = new Router();
-  const deps = { service, validator: new WriteValidator() };
+  const handlerDeps = { service, validator: new WriteValidator() };
   const byPath = new Map<string, Method[]>();
+  const mount = (openApiPath: string, method: Method, handle: (ctx: Context) => unknown) => {
+    const path = openApiPath.replace('{id}', ':id');
+    byPath.set(path, [...(byPath.get(path) ?? []), method]);
+    router.register(path, [method], handle as (ctx: Context) => Promise<void>);
+  };
   for (const route of ROUTES) {
-    const path = route.path.replace('{id}', ':id');
-    byPath.set(path, [...(byPath.get(path) ?? []), route.method]);
-    router.register(path, [route.method], (ctx: Context) => HANDLERS[route.kind](ctx, route.resource, deps));
+    mount(route.path, route.method, (ctx) => HANDLERS[route.kind](ctx, route.resource, handlerDeps));
   }
-  router.get(OPENAPI_PATH, (ctx: Context) => {
-    refuseQuery(ctx);
-    ctx.body = openapi;
-  });
-  byPath.set(OPENAPI_PATH, ['GET']);
+  const api = apiHandlers(deps);
+  for (const route of API_ROUTES) mount(route.path, route.method, api[route.kind]);
   for (const [path, methods] of byPath) {
     router.all(path, (ctx: Context) => {
       const allow = allowedMethods(methods);

@@ -26,17 +26,23 @@ const PIECE = 256;
  * stream made piece by piece as the client reads it, so that a list of 100,000 entries neither
  * holds the event loop while it is serialised nor sits in memory whole, once per request.
  */
-export function listBody(resource: ResourceName, entries: EntryRecord[], total: number): string | Readable {
+export function listBody(
+  resource: ResourceName,
+  entries: EntryRecord[],
+  total: number,
+  extra: Record<string, unknown> = {},
+): string | Readable {
+  const tail = Object.keys(extra).length > 0 ? `,${JSON.stringify(extra).slice(1, -1)}` : '';
   const items = (from: number, to: number) =>
     entries
       .slice(from, to)
       .map((entry) => entryJson(resource, entry))
       .join(',');
-  if (entries.length <= PIECE) return `{"items":[${items(0, entries.length)}],"total":${total}}`;
+  if (entries.length <= PIECE) return `{"items":[${items(0, entries.length)}],"total":${total}${tail}}`;
   function* pieces() {
     yield '{"items":[';
     for (let from = 0; from < entries.length; from += PIECE) yield (from > 0 ? ',' : '') + items(from, from + PIECE);
-    yield `],"total":${total}}`;
+    yield `],"total":${total}${tail}}`;
   }
   return Readable.from(pieces(), { objectMode: false });
 }

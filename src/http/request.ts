@@ -1,9 +1,11 @@
 import type { Context } from 'koa';
+import type { Moment } from '../application/audit.js';
 import type { ListQuery } from '../application/queries.js';
 import type { Resource } from '../domain/shared/declaration.js';
 import type { JsonSchema } from '../domain/shared/fields.js';
 import { type ExpectedVersion, MAX_ID } from '../domain/shared/types.js';
 import { invalidId, invalidQuery, RequestError } from './errors.js';
+import { parseMoment } from './moments.js';
 
 /** `{id}`: decimal, no sign, no leading zero, 1 … 2^53 − 1. */
 export function parseId(raw: string): number {
@@ -97,17 +99,22 @@ function parseSort(resource: Resource, raw: string): ListQuery['sort'] {
   });
 }
 
-/** List query parameters; an unknown one, or one given twice that cannot be, is a 400. */
-export function parseListQuery(ctx: Context, resource: Resource): ListQuery {
+/**
+ * List query parameters (and `at`, for a list as it was then); an unknown one, or one given twice
+ * that cannot be, is a 400.
+ */
+export function parseListQuery(ctx: Context, resource: Resource): { query: ListQuery; at?: Moment } {
   const params = listParameters(resource);
   const query: ListQuery = { equals: [], holds: [], sort: [], offset: 0 };
+  let at: Moment | undefined;
   for (const [name, given] of Object.entries(ctx.query)) {
     const values = ([] as string[]).concat(given ?? []);
     const single = () => {
       if (values.length > 1) throw invalidQuery(`query parameter "${name}" is given more than once`);
       return values[0];
     };
-    if (name === 'limit') query.limit = count(name, single(), 1);
+    if (name === 'at') at = parseMoment('at', single());
+    else if (name === 'limit') query.limit = count(name, single(), 1);
     else if (name === 'offset') query.offset = count(name, single(), 0);
     else if (name === 'sort') query.sort = parseSort(resource, single());
     else if (name === 'q') query.q = { text: single(), searched: searchedFields(resource) };
@@ -119,7 +126,17 @@ export function parseListQuery(ctx: Context, resource: Resource): ListQuery {
       });
     } else query.equals.push({ field: name, values: values.map((v) => parseValue(name, v, params[name])) });
   }
-  return query;
+  return { query, ...(at ? { at } : {}) };
+}
+
+/** For a single entry: only `at` (the entry as it was then). */
+export function parseReadQuery(ctx: Context): Moment | undefined {
+  for (const [name, value] of Object.entries(ctx.query)) {
+    if (name !== 'at') throw invalidQuery(`unknown query parameter "${name.slice(0, 40)}"`);
+    if (typeof value !== 'string') throw invalidQuery('query parameter "at" is given more than once');
+    return parseMoment('at', value);
+  }
+  return undefined;
 }
 
 export const searchedFields = (resource: Resource) =>

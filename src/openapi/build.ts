@@ -1,8 +1,9 @@
 import { type OpenAPIObject, OpenApiBuilder, type OperationObject } from 'openapi3-ts/oas31';
 import { RESOURCE_NAMES, resourceOf } from '../domain/resources.js';
-import { OPENAPI_PATH, ROUTES } from '../http/routes/descriptors.js';
+import { API_ROUTES, ROUTES } from '../http/routes/descriptors.js';
+import { apiOperation } from './api-operations.js';
 import { sharedComponents } from './components.js';
-import { configOperation, json, problems, requestIdHeader } from './config-operations.js';
+import { configOperation } from './config-operations.js';
 import { documentedEntrySchema, documentedWriteSchema } from './examples.js';
 
 const DESCRIPTION = [
@@ -45,19 +46,10 @@ export function buildOpenApi(version: string): OpenAPIObject {
   const paths: Record<string, Record<string, OperationObject>> = {};
   for (const route of ROUTES)
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: configOperation(route) };
+  for (const route of API_ROUTES)
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: apiOperation(route) };
   for (const [path, operations] of Object.entries(paths)) builder.addPath(path, operations);
+  builder.addTag({ name: 'audit', description: 'The change log, time travel, differences and the live feed' });
   builder.addTag({ name: 'meta', description: 'The API itself' });
-  builder.addPath(OPENAPI_PATH, {
-    get: {
-      tags: ['meta'],
-      operationId: 'getOpenApi',
-      summary: 'This document',
-      description: 'The OpenAPI 3.1 document of this API, as this instance serves it.',
-      responses: {
-        200: { description: 'the OpenAPI 3.1 document', headers: requestIdHeader, content: json({ type: 'object' }) },
-        ...problems('BadRequest'),
-      },
-    },
-  });
   return builder.getSpec();
 }

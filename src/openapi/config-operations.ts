@@ -127,6 +127,17 @@ function queryParameters(resource: Resource): ParameterObject[] {
   return [...filters, ...page];
 }
 
+const AT: ParameterObject = {
+  name: 'at',
+  in: 'query',
+  required: false,
+  description:
+    'time travel: the answer as of the last event at or before this moment, an ISO 8601 date-time with an offset ' +
+    'or a position; a moment after the last event gives the current state',
+  schema: { type: 'string' },
+  example: '2026-11-16T09:00:00+01:00',
+};
+
 function list(route: RouteDescriptor, resource: Resource): OperationObject {
   const { title, plural } = resource.declaration;
   const schema = {
@@ -134,6 +145,7 @@ function list(route: RouteDescriptor, resource: Resource): OperationObject {
     properties: {
       items: { type: 'array', items: ref('schemas', title) },
       total: { type: 'integer', minimum: 0, description: 'matching entries before limit/offset' },
+      as_of: ref('schemas', 'AsOf'),
     },
     required: ['items', 'total'],
   };
@@ -142,7 +154,7 @@ function list(route: RouteDescriptor, resource: Resource): OperationObject {
     operationId: `list${plural}`,
     summary: `List ${route.resource}`,
     description: `Every entry in id order${resource.declaration.deletion === 'soft' ? ', soft-deleted ones included' : ''}. The query parameters filter, search, sort and page it; an unknown or malformed one is a 400.`,
-    parameters: [...common(route).parameters!, ...queryParameters(resource)],
+    parameters: [...common(route).parameters!, ...queryParameters(resource), AT],
     responses: {
       200: {
         description: 'the entries',
@@ -161,14 +173,20 @@ function read(route: RouteDescriptor, resource: Resource): OperationObject {
     ...common(route),
     operationId: `get${title}`,
     summary: `Read one ${title}`,
-    description: 'The entry and its version in `ETag`; a hard-deleted entry is a 404 `deleted`.',
-    parameters: [...common(route).parameters!, ref('parameters', 'IfNoneMatch')],
+    description:
+      'The entry and its version in `ETag`; a hard-deleted entry is a 404 `deleted`. With `at`, the entry as it was ' +
+      'then (404 `not_found` if not created yet, `deleted` if hard-deleted by then), with `as_of` and the ETag of that version.',
+    parameters: [...common(route).parameters!, ref('parameters', 'IfNoneMatch'), AT],
     responses: {
       200: {
         description: 'the entry',
         headers,
         content: json(
-          { type: 'object', properties: { item: ref('schemas', title) }, required: ['item'] },
+          {
+            type: 'object',
+            properties: { item: ref('schemas', title), as_of: ref('schemas', 'AsOf') },
+            required: ['item'],
+          },
           { item: entryExample(resource) },
         ),
       },
@@ -276,6 +294,49 @@ function history(route: RouteDescriptor, resource: Resource): OperationObject {
   };
 }
 
+function revert(route: RouteDescriptor, resource: Resource): OperationObject {
+  const { title } = resource.declaration;
+  const body = {
+    type: 'object',
+    properties: { version: { type: 'integer', minimum: 1 } },
+    required: ['version'],
+    additionalProperties: false,
+  };
+  const answer = {
+    type: 'object',
+    properties: {
+      id: { type: 'integer' },
+      resource: { type: 'string', const: resource.name },
+      reverted_to: { type: 'integer' },
+      item: ref('schemas', title),
+    },
+    required: ['id', 'resource', 'reverted_to', 'item'],
+  };
+  const headers = { ...requestIdHeader, ETag: ref('headers', 'ETag') };
+  return {
+    ...common(route),
+    operationId: `revert${title}`,
+    summary: `Make a ${title} what it was at a version`,
+    description:
+      'One new event (`' +
+      resource.events.reverted +
+      '`, `data.to_version`) gives the entry the values it had at that ' +
+      'version, secrets included, under every rule of a PUT (uniqueness, references, guards; `If-Match` honoured). ' +
+      'A hard-deleted entry comes back with its id; a soft-deleted one reverted to a live version is restored. The ' +
+      'version keeps counting up. A version the entry never had is a 422 on `version`.',
+    parameters: [...common(route).parameters!, ref('parameters', 'IfMatch')],
+    requestBody: { required: true, content: json(body, { version: 1 }) as RequestBodyObject['content'] },
+    responses: {
+      200: {
+        description: 'reverted (or already so)',
+        headers,
+        content: json(answer, { id: 1, resource: resource.name, reverted_to: 1, item: entryExample(resource) }),
+      },
+      ...problems(...WRITE_PROBLEMS),
+    },
+  };
+}
+
 /** The OpenAPI operation of one configuration route, from the resource's declaration. */
 export function configOperation(route: RouteDescriptor): OperationObject {
   const resource = resourceOf(route.resource);
@@ -293,5 +354,7 @@ export function configOperation(route: RouteDescriptor): OperationObject {
       return remove(route, resource);
     case 'history':
       return history(route, resource);
+    case 'revert':
+      return revert(route, resource);
   }
 }

@@ -1,4 +1,4 @@
-import type { ChangeRow, HistoryItem, VersionRow } from '../../projections/changes.js';
+import type { ChangeItem, ChangeRow, HistoryItem, VersionRow } from '../../projections/changes.js';
 import type { ResourceName } from '../domain/resources.js';
 import type { EntryRecord, Tombstone } from '../domain/shared/collection.js';
 import type { ConfigState, RecordedKey } from '../domain/state.js';
@@ -9,6 +9,8 @@ export interface StoredSnapshot {
   state: ConfigState;
   /** A digest of the event at the checkpoint, to recognise the log (see application/checkpoint.ts). */
   digest?: string;
+  /** The latest event time seen up to the checkpoint (event times made non-decreasing). */
+  highWaterAt?: string;
 }
 
 /** One entry as it is after a batch: present, or hard-deleted. */
@@ -23,6 +25,7 @@ export interface EntryState {
 export interface ProjectionBatch {
   revision: number;
   digest: string;
+  highWaterAt: string;
   entries: EntryState[];
   lastIds: Partial<Record<ResourceName, number>>;
   secretKey?: RecordedKey;
@@ -30,20 +33,58 @@ export interface ProjectionBatch {
   versions: VersionRow[];
 }
 
+/** What the change log can be asked for; every member is optional and they combine with AND. */
+export interface ChangeQuery {
+  /** Events whose entry, or one of the entries they changed in passing, is of this resource. */
+  resource?: string;
+  /** With `resource`: that entry only. */
+  id?: number;
+  actor?: string;
+  request_id?: string;
+  type?: string;
+  /** ISO 8601 UTC times: `since` inclusive, `until` exclusive. */
+  since?: string;
+  until?: string;
+  /** Positions, both exclusive. */
+  after?: number;
+  before?: number;
+  order: 'asc' | 'desc';
+}
+
+/** The entry as it was at a position: there, hard-deleted, or not created yet (undefined). */
+export type EntryThen = { entry: EntryRecord } | { deleted: true } | undefined;
+
+/** Questions about the past, answered from what the projector stored when each event was folded. */
+export interface AuditReader {
+  /** The history items of one entry, oldest first. */
+  history(resource: ResourceName, id: number): HistoryItem[];
+  /** The matching change items in order, read lazily: the caller takes as many as it needs. */
+  changes(query: ChangeQuery): Iterable<ChangeItem>;
+  /** The entry as it was at `version` (secrets sealed), or undefined if it never had that version. */
+  versionOf(resource: ResourceName, id: number, version: number): EntryRecord | undefined;
+  entryAt(resource: ResourceName, id: number, position: number): EntryThen;
+  /** Every entry of a resource as it was at a position (soft-deleted ones included), in id order. */
+  listAt(resource: ResourceName, position: number): EntryRecord[];
+  /** The last position whose events, and all before it, happened at or before `time` (ISO UTC). */
+  positionAt(time: string): number;
+  /** When the event at `position` happened (undefined for position 0: before the first event). */
+  timeOf(position: number): string | undefined;
+  /** The entries changed by the events after `from` up to `to`, positions. */
+  touched(from: number, to: number): { resource: ResourceName; id: number }[];
+}
+
 /**
  * Where the read models live between starts, with the log revision they reached. `save` never moves
  * the checkpoint back and ignores what it already holds, so instances sharing one store can all write.
  */
-export interface ReadModelStore {
+export interface ReadModelStore extends AuditReader {
   /** Where they are kept, for messages (e.g. a file name). */
   readonly location: string;
   load(): StoredSnapshot;
   save(batch: ProjectionBatch): void;
-  /** The history items of one entry, oldest first. */
-  history(resource: ResourceName, id: number): HistoryItem[];
-  /** The entry as it was at `version` (secrets sealed), or undefined if it never had that version. */
-  versionOf(resource: ResourceName, id: number, version: number): EntryRecord | undefined;
   /** Every row, table by table in key order, as comparable lines (replay compares two stores with it). */
   lines(): Iterable<{ table: string; key: string; value: string }>;
+  /** The whole-list snapshots kept to answer `listAt` quickly, for replay to check by content. */
+  listSnapshots(): Iterable<{ resource: ResourceName; position: number; entries: EntryRecord[] }>;
   close(): void;
 }

@@ -41,6 +41,7 @@ export class Conformance {
     if (!response.content || method === 'HEAD' || status === 304) return [];
     const media = Object.keys(response.content).find((m) => contentType?.startsWith(m));
     if (!media) return [`content type ${contentType} is not documented for ${method} ${found.template} ${status}`];
+    if (!/^application\/(problem\+)?json$/.test(media)) return [];
     const validate = this.ajv.getSchema(`${pointer}/content/${pointerEscape(media)}/schema`);
     if (!validate) return [`no schema at ${pointer}`];
     return validate(body)

@@ -52,6 +52,8 @@ export interface Harness {
 }
 
 export interface HarnessOptions {
+  /** How often the live feed sends a comment while nothing happens. */
+  keepAliveMs?: number;
   store?: EventStore;
   readModels?: ReadModelStore;
   secretKey?: Buffer;
@@ -83,7 +85,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     onBackgroundError: (error) => logs.push(`background error: ${error.message}`),
   });
   await service.start();
-  const app = createApp({ service, logger, openapi: buildOpenApi('test') });
+  const app = createApp({ service, logger, openapi: buildOpenApi('test'), keepAliveMs: options.keepAliveMs });
   const server: Server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -95,7 +97,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logs,
     request: (method, path, opts = {}) => send(url, method, path, opts),
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      service.feed.closeAll();
+      server.closeIdleConnections();
+      await closed;
       await service.stop();
       await store.close();
       readModels.close();
@@ -113,7 +118,7 @@ export async function send(url: string, method: string, path: string, options: R
   const response = await fetch(url + path, { method, headers, body });
   const text = await response.text();
   const contentType = response.headers.get('content-type');
-  const parsed = text && contentType?.includes('json') ? JSON.parse(text) : undefined;
+  const parsed = text && /^application\/(problem\+)?json/.test(contentType ?? '') ? JSON.parse(text) : undefined;
   const problems = conformance.check(method, path, response.status, contentType, parsed);
   if (problems.length > 0)
     throw new Error(`response does not match the OpenAPI document:\n${problems.join('\n')}\n${text.slice(0, 500)}`);

@@ -3,10 +3,11 @@ import { selectEntries } from '../../application/queries.js';
 import type { ConfigService } from '../../application/service.js';
 import { type ResourceName, resourceOf } from '../../domain/resources.js';
 import type { EntryRecord } from '../../domain/shared/collection.js';
+import { type FieldError, ValidationFailed } from '../../domain/shared/errors.js';
 import type { WriteValidator } from '../../schemas/validator.js';
 import { readJsonObject } from '../body.js';
 import { entryJson, listBody } from '../list-body.js';
-import { expectedVersion, parseId, parseListQuery, refuseQuery } from '../request.js';
+import { expectedVersion, parseId, parseListQuery, parseReadQuery, refuseQuery } from '../request.js';
 import { CONFIG_BASE, type RouteKind } from './descriptors.js';
 
 export interface HandlerDeps {
@@ -20,25 +21,43 @@ const caller = (ctx: Context) => ({ actor: ctx.state.actor as string, requestId:
 const etag = (entry: EntryRecord) => `"${entry.version}"`;
 const expected = (ctx: Context) => expectedVersion(ctx.get('If-Match'));
 
-/** A JSON body made of fixed members and the entry's cached JSON. */
-function respondWithEntry(ctx: Context, resource: ResourceName, status: number, head: object, entry: EntryRecord) {
+/** A JSON body: fixed members, the entry's cached JSON, then members after it. */
+function respondWithEntry(
+  ctx: Context,
+  resource: ResourceName,
+  status: number,
+  head: object,
+  entry: EntryRecord,
+  tail: object = {},
+) {
   ctx.status = status;
   ctx.set('ETag', etag(entry));
   ctx.type = 'application/json';
-  ctx.body = `${JSON.stringify(head).slice(0, -1)}${Object.keys(head).length ? ',' : ''}"item":${entryJson(resource, entry)}}`;
+  const before = Object.keys(head).length ? `${JSON.stringify(head).slice(1, -1)},` : '';
+  const after = Object.keys(tail).length ? `,${JSON.stringify(tail).slice(1, -1)}` : '';
+  ctx.body = `{${before}"item":${entryJson(resource, entry)}${after}}`;
 }
 
 /** Routes hold no business rule: parse, call the service, shape the answer. */
 export const HANDLERS: Record<RouteKind, Handler> = {
   list(ctx, resource, { service }) {
-    const { items, total } = selectEntries(service.state, resource, parseListQuery(ctx, resourceOf(resource)));
+    const { query, at } = parseListQuery(ctx, resourceOf(resource));
+    const then = at && service.audit.listAt(resource, at);
+    const all = then ? then.entries : service.state.collections[resource].inOrder();
+    const { items, total } = selectEntries(all, query);
     ctx.type = 'application/json';
-    ctx.body = listBody(resource, items, total);
+    ctx.body = listBody(resource, items, total, then ? { as_of: then.asOf } : {});
   },
 
   read(ctx, resource, { service }) {
-    refuseQuery(ctx);
-    const entry = service.get(resource, parseId(ctx.params.id));
+    const at = parseReadQuery(ctx);
+    const id = parseId(ctx.params.id);
+    if (at) {
+      const then = service.audit.entryAt(resource, id, at);
+      respondWithEntry(ctx, resource, 200, {}, then.entry, { as_of: then.asOf });
+      return;
+    }
+    const entry = service.get(resource, id);
     ctx.set('ETag', etag(entry));
     const tags = ctx
       .get('If-None-Match')
@@ -78,7 +97,31 @@ export const HANDLERS: Record<RouteKind, Handler> = {
     refuseQuery(ctx);
     ctx.body = { items: service.history(resource, parseId(ctx.params.id)) };
   },
+
+  async revert(ctx, resource, { service }) {
+    refuseQuery(ctx);
+    const id = parseId(ctx.params.id);
+    const toVersion = parseRevertBody(await readJsonObject(ctx));
+    const result = await service.execute(
+      { kind: 'revert', resource, id, toVersion, expected: expected(ctx) },
+      caller(ctx),
+    );
+    respondWithEntry(ctx, resource, 200, { id, resource, reverted_to: toVersion }, result.entry!);
+  },
 };
+
+/** `{"version": n}`, nothing else. */
+function parseRevertBody(body: Record<string, unknown>): number {
+  const errors: FieldError[] = Object.keys(body)
+    .filter((key) => key !== 'version')
+    .map((field) => ({ field, code: 'unknown_field', message: 'is not a field of a revert' }));
+  const version = body.version;
+  if (!Number.isSafeInteger(version) || (version as number) < 1) {
+    errors.unshift({ field: 'version', code: 'invalid_type', message: 'must be a version number, an integer from 1' });
+  }
+  if (errors.length > 0) throw new ValidationFailed(errors);
+  return version as number;
+}
 
 async function change<R extends ResourceName>(
   ctx: Context,

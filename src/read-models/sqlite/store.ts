@@ -1,54 +1,26 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import {
-  type ChangeRow,
-  type DiffMember,
-  type HistoryItem,
-  historyItem,
-  type VersionRow,
-} from '../../../projections/changes.js';
+import type { ChangeItem, HistoryItem, VersionRow } from '../../../projections/changes.js';
 import { RESOURCE_NAMES, type ResourceName } from '../../domain/resources.js';
 import type { EntryRecord } from '../../domain/shared/collection.js';
 import { emptyState } from '../../domain/state.js';
-import type { ProjectionBatch, ReadModelStore, StoredSnapshot } from '../port.js';
-
-/** Raised when the layout of the tables changes: older read models are dropped and rebuilt from the log. */
-const LAYOUT = 2;
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS entries (resource TEXT NOT NULL, id INTEGER NOT NULL, doc TEXT NOT NULL,
-  PRIMARY KEY (resource, id)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS tombstones (resource TEXT NOT NULL, id INTEGER NOT NULL, version INTEGER NOT NULL,
-  created_at TEXT NOT NULL, PRIMARY KEY (resource, id)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS counters (resource TEXT PRIMARY KEY, last_id INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS changes (position INTEGER PRIMARY KEY, type TEXT NOT NULL, at TEXT NOT NULL,
-  actor TEXT NOT NULL, request_id TEXT NOT NULL, resource TEXT, entry_id INTEGER, data TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS versions (resource TEXT NOT NULL, entry_id INTEGER NOT NULL, revision INTEGER NOT NULL,
-  position INTEGER NOT NULL, diff TEXT NOT NULL, deleted INTEGER NOT NULL, snapshot TEXT,
-  PRIMARY KEY (resource, entry_id, revision)) WITHOUT ROWID;`;
+import type { ChangeQuery, EntryThen, ProjectionBatch, ReadModelStore, StoredSnapshot } from '../port.js';
+import { SqliteAudit } from './audit.js';
+import { INDEXES, LAYOUT, TABLES } from './schema.js';
 
 /** SQLite errors that mean the file cannot be used as read models: it is set aside and rebuilt. */
 const DAMAGED = /^SQLITE_(NOTADB|CORRUPT|CANTOPEN|IOERR)/;
 
 const isDamage = (error: unknown) => DAMAGED.test((error as { code?: string }).code ?? '');
 
-interface ChangeRecord extends Omit<ChangeRow, 'data'> {
-  data: string;
-}
-interface VersionRecord extends Omit<VersionRow, 'diff' | 'snapshot' | 'deleted'> {
-  diff: string;
-  deleted: number;
-  snapshot: string | null;
-}
-
-const toChange = (row: ChangeRecord): ChangeRow => ({ ...row, data: JSON.parse(row.data) });
-const toVersion = ({ snapshot, deleted, ...row }: VersionRecord): VersionRow => ({
-  ...row,
-  diff: JSON.parse(row.diff),
-  ...(deleted ? { deleted: true } : {}),
-  ...(snapshot ? { snapshot: JSON.parse(snapshot) } : {}),
-});
+/**
+ * A whole-list snapshot of a resource is taken once this many of its version rows came after the
+ * last one (at least LIST_SNAPSHOT_MIN, else ten times the size of the list then): a list as it was
+ * at any position is one snapshot and at most that many rows, and the snapshots take about a tenth
+ * of the room the version rows do.
+ */
+const LIST_SNAPSHOT_MIN = 1000;
+const LIST_SNAPSHOT_FACTOR = 10;
 
 function statements(db: Database.Database) {
   return {
@@ -63,52 +35,26 @@ function statements(db: Database.Database) {
        ON CONFLICT (resource) DO UPDATE SET last_id = MAX(last_id, excluded.last_id)`,
     ),
     change: db.prepare(
-      `INSERT OR IGNORE INTO changes (position, type, at, actor, request_id, resource, entry_id, data)
-       VALUES (@position, @type, @at, @actor, @request_id, @resource, @entry_id, @data)`,
+      `INSERT OR IGNORE INTO changes (position, type, at, hw_at, actor, request_id, resource, entry_id, data)
+       VALUES (@position, @type, @at, @hw_at, @actor, @request_id, @resource, @entry_id, @data)`,
     ),
     version: db.prepare(
       `INSERT OR IGNORE INTO versions (resource, entry_id, revision, position, diff, deleted, snapshot)
        VALUES (@resource, @entry_id, @revision, @position, @diff, @deleted, @snapshot)`,
     ),
-    /** An entry's version rows from its last snapshot at or before a revision, up to that revision. */
-    fromSnapshot: db.prepare<[string, number, number], VersionRecord & { at: string }>(
-      `SELECT v.revision, v.diff, v.deleted, v.snapshot, c.at
-       FROM versions v JOIN changes c ON c.position = v.position
-       WHERE v.resource = ?1 AND v.entry_id = ?2 AND v.revision <= ?3 AND v.revision >= COALESCE(
-         (SELECT MAX(revision) FROM versions WHERE resource = ?1 AND entry_id = ?2 AND revision <= ?3
-            AND snapshot IS NOT NULL), 0)
-       ORDER BY v.revision`,
-    ),
-    history: db.prepare<[string, number], VersionRecord & ChangeRecord>(
-      `SELECT v.resource, v.entry_id, v.revision, v.diff, v.deleted, v.snapshot, c.position, c.type, c.at, c.actor,
-              c.request_id, c.data
-       FROM versions v JOIN changes c ON c.position = v.position
-       WHERE v.resource = ? AND v.entry_id = ? ORDER BY v.revision`,
+    listSnapshot: db.prepare(
+      'INSERT OR IGNORE INTO list_snapshots (resource, position, id, doc) SELECT resource, ?, id, doc FROM entries WHERE resource = ?',
     ),
   };
 }
 
-/** An entry from its last snapshot and the diffs after it; its version is one past the last row's revision. */
-function rebuildEntry(id: number, rows: (VersionRecord & { at: string })[]): EntryRecord {
-  let entry: Record<string, unknown> = {};
-  let createdAt = '';
-  for (const row of rows) {
-    if (row.snapshot) entry = JSON.parse(row.snapshot);
-    else if (row.deleted) entry = {};
-    else for (const member of JSON.parse(row.diff) as DiffMember[]) entry[member.field] = member.after;
-    createdAt = (entry.created_at as string | undefined) ?? createdAt;
-  }
-  const last = rows[rows.length - 1];
-  return { ...entry, id, version: last.revision + 1, created_at: createdAt, updated_at: last.at } as EntryRecord;
-}
-
 /** Every table in key order, for `lines()`: name, key columns, value columns. */
-const TABLES: [string, string[], string[]][] = [
+const COMPARED: [string, string[], string[]][] = [
   ['meta', ['name'], ['value']],
   ['counters', ['resource'], ['last_id']],
   ['entries', ['resource', 'id'], ['doc']],
   ['tombstones', ['resource', 'id'], ['version', 'created_at']],
-  ['changes', ['position'], ['type', 'at', 'actor', 'request_id', 'resource', 'entry_id', 'data']],
+  ['changes', ['position'], ['type', 'at', 'hw_at', 'actor', 'request_id', 'resource', 'entry_id', 'data']],
   ['versions', ['resource', 'entry_id', 'revision'], ['position', 'diff', 'deleted', 'snapshot']],
 ];
 
@@ -120,6 +66,7 @@ const TABLES: [string, string[], string[]][] = [
 export class SqliteReadModelStore implements ReadModelStore {
   private db!: Database.Database;
   private sql!: ReturnType<typeof statements>;
+  private audit!: SqliteAudit;
 
   constructor(
     readonly location: string,
@@ -135,6 +82,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.pragma('synchronous = NORMAL');
     this.db.transaction(() => this.upgrade()).immediate();
     this.sql = statements(this.db);
+    this.audit = new SqliteAudit(this.db);
   }
 
   /**
@@ -147,7 +95,8 @@ export class SqliteReadModelStore implements ReadModelStore {
       for (const { name } of tables.all()) this.db.exec(`DROP TABLE "${name}"`);
       this.db.pragma(`user_version = ${LAYOUT}`);
     }
-    this.db.exec(SCHEMA);
+    this.db.exec(TABLES);
+    this.db.exec(INDEXES);
   }
 
   /** Runs `work`; if the file turns out to be damaged, sets it aside, opens an empty one and runs it again. */
@@ -187,12 +136,13 @@ export class SqliteReadModelStore implements ReadModelStore {
     );
     for (const row of buried.iterate()) state.collections[row.resource].bury(row.id, row);
     const counters = this.db.prepare<[], { resource: ResourceName; last_id: number }>('SELECT * FROM counters').all();
-    for (const row of counters)
+    for (const row of counters) {
       if (RESOURCE_NAMES.includes(row.resource)) state.collections[row.resource].raiseLastId(row.last_id);
+    }
     const secretKey = this.meta('secret_key');
     if (secretKey) state.secretKey = JSON.parse(secretKey);
     state.revision = Number(this.meta('checkpoint') ?? -1);
-    return { state, digest: this.meta('checkpoint_digest') };
+    return { state, digest: this.meta('checkpoint_digest'), highWaterAt: this.meta('high_water_at') };
   }
 
   save(batch: ProjectionBatch): void {
@@ -201,15 +151,18 @@ export class SqliteReadModelStore implements ReadModelStore {
         // Another instance sharing this store got there first, with the same fold.
         if (Number(this.meta('checkpoint') ?? -1) >= batch.revision) return;
         this.saveEntries(batch);
-        for (const row of batch.changes)
+        for (const row of batch.changes) {
           this.sql.change.run({ resource: null, entry_id: null, ...row, data: JSON.stringify(row.data) });
+        }
         for (const row of batch.versions) {
           const snapshot = row.snapshot ? JSON.stringify(row.snapshot) : null;
           this.sql.version.run({ ...row, diff: JSON.stringify(row.diff), deleted: row.deleted ? 1 : 0, snapshot });
         }
+        this.snapshotLists(batch.versions, batch.revision + 1);
         if (batch.secretKey) this.sql.setMeta.run('secret_key', JSON.stringify(batch.secretKey));
         this.sql.setMeta.run('checkpoint', String(batch.revision));
         this.sql.setMeta.run('checkpoint_digest', batch.digest);
+        this.sql.setMeta.run('high_water_at', batch.highWaterAt);
       })
       .immediate();
   }
@@ -227,29 +180,89 @@ export class SqliteReadModelStore implements ReadModelStore {
     for (const [resource, lastId] of Object.entries(batch.lastIds)) this.sql.counter.run(resource, lastId);
   }
 
+  /** Copies a resource's whole list (inside the database) once enough of its versions came since the last copy. */
+  private snapshotLists(versions: VersionRow[], position: number): void {
+    const counts = new Map<string, number>();
+    for (const row of versions) counts.set(row.resource, (counts.get(row.resource) ?? 0) + 1);
+    for (const [resource, count] of counts) {
+      const since = JSON.parse(this.meta(`list:${resource}`) ?? '{"rows":0,"size":0}') as {
+        rows: number;
+        size: number;
+      };
+      const rows = since.rows + count;
+      if (rows < Math.max(LIST_SNAPSHOT_MIN, LIST_SNAPSHOT_FACTOR * since.size)) {
+        this.sql.setMeta.run(`list:${resource}`, JSON.stringify({ rows, size: since.size }));
+        continue;
+      }
+      const size = this.sql.listSnapshot.run(position, resource).changes;
+      this.sql.setMeta.run(`list:${resource}`, JSON.stringify({ rows: 0, size }));
+    }
+  }
+
   history(resource: ResourceName, id: number): HistoryItem[] {
-    return this.sql.history.all(resource, id).map((row) => historyItem(toChange(row), toVersion(row)));
+    return this.audit.history(resource, id);
+  }
+
+  changes(query: ChangeQuery): Iterable<ChangeItem> {
+    return this.audit.changes(query);
   }
 
   versionOf(resource: ResourceName, id: number, version: number): EntryRecord | undefined {
-    const rows = this.sql.fromSnapshot.all(resource, id, version - 1);
-    const last = rows.at(-1);
-    if (!last || last.revision !== version - 1 || last.deleted) return undefined;
-    return rebuildEntry(id, rows);
+    return this.audit.versionOf(resource, id, version);
   }
 
+  entryAt(resource: ResourceName, id: number, position: number): EntryThen {
+    return this.audit.entryAt(resource, id, position);
+  }
+
+  listAt(resource: ResourceName, position: number): EntryRecord[] {
+    return this.audit.listAt(resource, position);
+  }
+
+  positionAt(time: string): number {
+    return this.audit.positionAt(time);
+  }
+
+  timeOf(position: number): string | undefined {
+    return this.audit.timeOf(position);
+  }
+
+  touched(from: number, to: number): { resource: ResourceName; id: number }[] {
+    return this.audit.touched(from, to);
+  }
+
+  /**
+   * The list snapshots' own bookkeeping (`list:*` in meta) is left out: where the snapshots fall
+   * depends on how the events were batched. `listSnapshots` gives them for a check by content.
+   */
   *lines(): Iterable<{ table: string; key: string; value: string }> {
-    for (const [table, keys, values] of TABLES) {
-      const query = this.db.prepare(
-        `SELECT ${[...keys, ...values].join(', ')} FROM ${table} ORDER BY ${keys.join(', ')}`,
-      );
+    for (const [table, keys, values] of COMPARED) {
+      const columns = [...keys, ...values].join(', ');
+      const query = this.db.prepare(`SELECT ${columns} FROM ${table} ORDER BY ${keys.join(', ')}`);
       for (const row of query.iterate() as Iterable<Record<string, unknown>>) {
-        yield {
-          table,
-          key: keys.map((k) => row[k]).join('/'),
-          value: JSON.stringify(values.map((v) => row[v])),
-        };
+        const key = keys.map((k) => row[k]).join('/');
+        if (table === 'meta' && key.startsWith('list:')) continue;
+        yield { table, key, value: JSON.stringify(values.map((v) => row[v])) };
       }
+    }
+  }
+
+  *listSnapshots(): Iterable<{ resource: ResourceName; position: number; entries: EntryRecord[] }> {
+    const taken = this.db.prepare<[], { resource: ResourceName; position: number }>(
+      'SELECT DISTINCT resource, position FROM list_snapshots ORDER BY resource, position',
+    );
+    const docs = this.db.prepare<[string, number], string>(
+      'SELECT doc FROM list_snapshots WHERE resource = ? AND position = ? ORDER BY id',
+    );
+    for (const { resource, position } of taken.all()) {
+      yield {
+        resource,
+        position,
+        entries: docs
+          .pluck()
+          .all(resource, position)
+          .map((doc) => JSON.parse(doc)),
+      };
     }
   }
 

@@ -1,0 +1,173 @@
+import type { Context } from 'koa';
+import type { ChangeItem } from '../../../projections/changes.js';
+import type { FeedClient, FeedFilter } from '../../application/feed.js';
+import type { ConfigService } from '../../application/service.js';
+import { isResourceName, type ResourceName } from '../../domain/resources.js';
+import type { ChangeQuery } from '../../read-models/port.js';
+import { CSV_HEADER, csvRows, streamed, take } from '../change-formats.js';
+import { invalidQuery } from '../errors.js';
+import { parseMoment, parsePosition, parseTime } from '../moments.js';
+import { present } from '../present.js';
+import { parseId } from '../request.js';
+import { API_BASE } from './descriptors.js';
+
+type Params = Record<string, string>;
+
+/** Each query parameter at most once, and only those allowed. */
+function singleParams(ctx: Context, allowed: string[]): Params {
+  const params: Params = {};
+  for (const [name, value] of Object.entries(ctx.query)) {
+    if (!allowed.includes(name)) throw invalidQuery(`unknown query parameter "${name.slice(0, 40)}"`);
+    if (typeof value !== 'string') throw invalidQuery(`query parameter "${name}" is given more than once`);
+    params[name] = value;
+  }
+  return params;
+}
+
+const text = (name: string, value: string | undefined) => {
+  if (value !== undefined && (value.length === 0 || value.length > 255)) {
+    throw invalidQuery(`${name} must be 1 to 255 characters`);
+  }
+  return value;
+};
+
+/** `resource`, `id`, `actor`, `type`: the filters the change log and the live feed share. */
+function parseFilter(params: Params): FeedFilter {
+  const { resource, id, actor, type } = params;
+  if (resource !== undefined && !isResourceName(resource))
+    throw invalidQuery(`there is no resource "${resource.slice(0, 40)}"`);
+  if (id !== undefined && resource === undefined) throw invalidQuery('id needs resource');
+  const filter: FeedFilter = {};
+  if (resource !== undefined) filter.resource = resource;
+  if (id !== undefined) filter.id = parseIdParam(id);
+  if (actor !== undefined) filter.actor = text('actor', actor);
+  if (type !== undefined) filter.type = text('type', type);
+  return filter;
+}
+
+function parseIdParam(raw: string): number {
+  try {
+    return parseId(raw);
+  } catch {
+    throw invalidQuery('id must be a decimal integer from 1');
+  }
+}
+
+const CHANGE_PARAMS = [
+  'resource',
+  'id',
+  'actor',
+  'request_id',
+  'type',
+  'since',
+  'until',
+  'after',
+  'before',
+  'limit',
+  'order',
+];
+
+function parseChangeQuery(params: Params): { query: ChangeQuery; limit?: number } {
+  const order = params.order ?? 'asc';
+  if (order !== 'asc' && order !== 'desc') throw invalidQuery('order must be asc or desc');
+  if (order === 'desc' && params.after !== undefined) throw invalidQuery('with order=desc, use before, not after');
+  if (order === 'asc' && params.before !== undefined) throw invalidQuery('before goes with order=desc');
+  const query: ChangeQuery = { ...parseFilter(params), order };
+  if (params.request_id !== undefined) query.request_id = text('request_id', params.request_id);
+  if (params.since !== undefined) query.since = parseTime('since', params.since);
+  if (params.until !== undefined) query.until = parseTime('until', params.until);
+  if (params.after !== undefined) query.after = parsePosition('after', params.after);
+  if (params.before !== undefined) query.before = parsePosition('before', params.before);
+  if (params.limit === undefined) return { query };
+  const limit = Number(params.limit);
+  if (!/^[1-9][0-9]{0,3}$/.test(params.limit) || limit > 1000) throw invalidQuery('limit must be from 1 to 1000');
+  return { query, limit };
+}
+
+/** The path and query of the page after `last`, with the same filters. */
+function nextPage(params: Params, last: ChangeItem): string {
+  const next = new URLSearchParams(params);
+  next.delete('after');
+  next.delete('before');
+  next.set(params.order === 'desc' ? 'before' : 'after', String(last.position));
+  return `${API_BASE}/changes?${next}`;
+}
+
+/** `GET /fr/api/changes`: a page of JSON, or every matching change as NDJSON or CSV, streamed. */
+export function changes(ctx: Context, service: ConfigService): void {
+  const params = singleParams(ctx, CHANGE_PARAMS);
+  const { query, limit } = parseChangeQuery(params);
+  const items = service.audit.changes(query);
+  const format = ctx.accepts('application/json', 'application/x-ndjson', 'text/csv');
+  if (format === 'application/x-ndjson') {
+    ctx.type = 'application/x-ndjson';
+    ctx.body = streamed(take(items, limit), (item) => `${JSON.stringify(item)}\n`);
+  } else if (format === 'text/csv') {
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.body = streamed(take(items, limit), csvRows, `${CSV_HEADER}\r\n`);
+  } else {
+    const page = [...take(items, (limit ?? 100) + 1)];
+    const more = page.length > (limit ?? 100);
+    if (more) page.pop();
+    ctx.body = { items: page, next: more ? nextPage(params, page[page.length - 1]) : null };
+  }
+}
+
+/** `GET /fr/api/diff?from=&to=`: the net change between two moments. */
+export function diff(ctx: Context, service: ConfigService): void {
+  const params = singleParams(ctx, ['from', 'to']);
+  if (params.from === undefined) throw invalidQuery('from is required: a position or an ISO 8601 date-time');
+  const from = parseMoment('from', params.from);
+  const to = params.to === undefined ? { position: Number.MAX_SAFE_INTEGER } : parseMoment('to', params.to);
+  const report = service.audit.diff(from, to);
+  const resources = Object.fromEntries(
+    Object.entries(report.resources).map(([name, changes]) => [
+      name,
+      { ...changes, created: changes.created.map((entry) => present(name as ResourceName, entry)) },
+    ]),
+  );
+  ctx.body = { ...report, resources };
+}
+
+/** How often a comment line is sent while nothing happens (section 8 asks for at least every 15 s). */
+export const KEEP_ALIVE_MS = 15_000;
+
+const eventOf = (item: ChangeItem) => `id: ${item.position}\nevent: change\ndata: ${JSON.stringify(item)}\n\n`;
+
+/** `GET /fr/api/changes/stream`: Server-Sent Events, from the last id the client saw, then live. */
+export async function changeStream(ctx: Context, service: ConfigService, keepAliveMs: number): Promise<void> {
+  const params = singleParams(ctx, ['resource', 'id', 'actor', 'type', 'after']);
+  const filter = parseFilter(params);
+  const lastId = ctx.get('Last-Event-ID') || params.after;
+  const after = lastId === undefined ? service.revision + 1 : parsePosition('Last-Event-ID or after', lastId);
+  if (ctx.method === 'HEAD') {
+    ctx.type = 'text/event-stream';
+    ctx.status = 200;
+    return;
+  }
+  ctx.req.socket.setTimeout(0);
+  ctx.req.socket.setNoDelay(true);
+  ctx.status = 200;
+  ctx.type = 'text/event-stream';
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('X-Accel-Buffering', 'no');
+  ctx.respond = false;
+  const res = ctx.res;
+  res.writeHead(200, ctx.response.headers as Record<string, string>);
+  res.write(': connected\n\n');
+  const client: FeedClient = {
+    write: (item) => res.write(eventOf(item)),
+    drained: () =>
+      new Promise((resolve) => (res.writableNeedDrain ? res.once('drain', resolve).once('close', resolve) : resolve())),
+    get gone() {
+      return res.destroyed || res.writableEnded;
+    },
+    drop: () => res.end(),
+  };
+  const stop = await service.feed.subscribe(filter, after, client);
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), keepAliveMs);
+  res.once('close', () => {
+    clearInterval(keepAlive);
+    stop();
+  });
+}

@@ -1,0 +1,245 @@
+import type Database from 'better-sqlite3';
+import {
+  type ChangeItem,
+  type ChangeRow,
+  changeItem,
+  type DiffMember,
+  type HistoryItem,
+  historyItem,
+  type VersionRow,
+} from '../../../projections/changes.js';
+import type { ResourceName } from '../../domain/resources.js';
+import type { EntryRecord } from '../../domain/shared/collection.js';
+import type { AuditReader, ChangeQuery, EntryThen } from '../port.js';
+
+export interface ChangeRecord extends Omit<ChangeRow, 'data'> {
+  data: string;
+}
+export interface VersionRecord extends Omit<VersionRow, 'diff' | 'snapshot' | 'deleted'> {
+  diff: string;
+  deleted: number;
+  snapshot: string | null;
+}
+
+export const toChange = (row: ChangeRecord): ChangeRow => ({ ...row, data: JSON.parse(row.data) });
+export const toVersion = ({ snapshot, deleted, ...row }: VersionRecord): VersionRow => ({
+  ...row,
+  diff: JSON.parse(row.diff),
+  ...(deleted ? { deleted: true } : {}),
+  ...(snapshot ? { snapshot: JSON.parse(snapshot) } : {}),
+});
+
+type Row = VersionRecord & { at: string };
+
+/** Folds version rows onto an entry: a snapshot replaces it, a diff sets its `after` values. */
+function applyRows(start: Record<string, unknown> | undefined, rows: Row[]): EntryRecord | undefined {
+  let entry = start;
+  let createdAt = start?.created_at as string | undefined;
+  for (const row of rows) {
+    if (row.deleted) entry = undefined;
+    else {
+      if (row.snapshot) entry = JSON.parse(row.snapshot);
+      else {
+        entry = { ...entry };
+        for (const member of JSON.parse(row.diff) as DiffMember[]) entry[member.field] = member.after;
+        entry.created_at ??= createdAt;
+      }
+      entry!.version = row.revision + 1;
+      entry!.updated_at = row.at;
+      createdAt = entry!.created_at as string;
+    }
+  }
+  return entry as EntryRecord | undefined;
+}
+
+/** How many change rows are read per query while a change-log question is answered. */
+const PAGE = 500;
+
+function statements(db: Database.Database) {
+  return {
+    /** An entry's version rows from its last snapshot at or before a revision, up to that revision. */
+    fromSnapshot: db.prepare<[{ resource: string; id: number; revision: number }], Row>(
+      `SELECT v.revision, v.diff, v.deleted, v.snapshot, c.at
+       FROM versions v JOIN changes c ON c.position = v.position
+       WHERE v.resource = @resource AND v.entry_id = @id AND v.revision <= @revision AND v.revision >= COALESCE(
+         (SELECT MAX(revision) FROM versions WHERE resource = @resource AND entry_id = @id AND revision <= @revision
+            AND snapshot IS NOT NULL), 0)
+       ORDER BY v.revision`,
+    ),
+    lastBefore: db.prepare<[string, number, number], { revision: number; deleted: number }>(
+      `SELECT revision, deleted FROM versions WHERE resource = ? AND entry_id = ? AND position <= ?
+       ORDER BY revision DESC LIMIT 1`,
+    ),
+    history: db.prepare<[string, number], VersionRecord & ChangeRecord>(
+      `SELECT v.resource, v.entry_id, v.revision, v.diff, v.deleted, v.snapshot, c.position, c.type, c.at, c.actor,
+              c.request_id, c.data
+       FROM versions v JOIN changes c ON c.position = v.position
+       WHERE v.resource = ? AND v.entry_id = ? ORDER BY v.revision`,
+    ),
+    listSnapshot: db.prepare<[string, number], { position: number }>(
+      'SELECT MAX(position) AS position FROM list_snapshots WHERE resource = ? AND position <= ?',
+    ),
+    listSnapshotDocs: db.prepare<[string, number], { doc: string }>(
+      'SELECT doc FROM list_snapshots WHERE resource = ? AND position = ? ORDER BY id',
+    ),
+    listRows: db.prepare<[string, number, number], Row>(
+      `SELECT v.entry_id, v.revision, v.diff, v.deleted, v.snapshot, c.at
+       FROM versions v JOIN changes c ON c.position = v.position
+       WHERE v.resource = ? AND v.position > ? AND v.position <= ? ORDER BY v.position`,
+    ),
+    firstLater: db.prepare<[string], { position: number }>(
+      'SELECT position FROM changes WHERE hw_at > ? ORDER BY hw_at, position LIMIT 1',
+    ),
+    firstFrom: db.prepare<[string], { position: number }>(
+      'SELECT position FROM changes WHERE hw_at >= ? ORDER BY hw_at, position LIMIT 1',
+    ),
+    head: db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM changes'),
+    timeOf: db.prepare<[number], { at: string }>('SELECT at FROM changes WHERE position = ?'),
+    touched: db.prepare<[number, number], { resource: ResourceName; id: number }>(
+      'SELECT DISTINCT resource, entry_id AS id FROM versions WHERE position > ? AND position <= ?',
+    ),
+    versionsAt: db.prepare<[string], VersionRecord>(
+      'SELECT * FROM versions WHERE position IN (SELECT value FROM json_each(?)) ORDER BY position, resource, entry_id',
+    ),
+  };
+}
+
+/** The change log's questions, answered from the `changes`, `versions` and `list_snapshots` tables. */
+export class SqliteAudit implements AuditReader {
+  private readonly sql;
+
+  constructor(private readonly db: Database.Database) {
+    this.sql = statements(db);
+  }
+
+  history(resource: ResourceName, id: number): HistoryItem[] {
+    return this.sql.history.all(resource, id).map((row) => historyItem(toChange(row), toVersion(row)));
+  }
+
+  versionOf(resource: ResourceName, id: number, version: number): EntryRecord | undefined {
+    const rows = this.sql.fromSnapshot.all({ resource, id, revision: version - 1 });
+    const last = rows.at(-1);
+    if (!last || last.revision !== version - 1 || last.deleted) return undefined;
+    const entry = applyRows(undefined, rows)!;
+    return { ...entry, id };
+  }
+
+  entryAt(resource: ResourceName, id: number, position: number): EntryThen {
+    const last = this.sql.lastBefore.get(resource, id, position);
+    if (!last) return undefined;
+    if (last.deleted) return { deleted: true };
+    const entry = applyRows(undefined, this.sql.fromSnapshot.all({ resource, id, revision: last.revision }))!;
+    return { entry: { ...entry, id } };
+  }
+
+  /** The last whole-list snapshot at or before `position`, then every version row after it. */
+  listAt(resource: ResourceName, position: number): EntryRecord[] {
+    const from = this.sql.listSnapshot.get(resource, position)?.position ?? 0;
+    const entries = new Map<number, EntryRecord | undefined>();
+    for (const { doc } of this.sql.listSnapshotDocs.iterate(resource, from)) {
+      const entry = JSON.parse(doc) as EntryRecord;
+      entries.set(entry.id, entry);
+    }
+    for (const row of this.sql.listRows.iterate(resource, from, position)) {
+      const id = (row as Row & { entry_id: number }).entry_id;
+      const entry = applyRows(entries.get(id), [row]);
+      entries.set(id, entry && { ...entry, id });
+    }
+    const live = [...entries.values()].filter((entry): entry is EntryRecord => entry !== undefined);
+    return live.sort((a, b) => a.id - b.id);
+  }
+
+  positionAt(time: string): number {
+    const later = this.sql.firstLater.get(time)?.position;
+    return later === undefined ? (this.sql.head.get()?.position ?? 0) : later - 1;
+  }
+
+  timeOf(position: number): string | undefined {
+    return this.sql.timeOf.get(position)?.at;
+  }
+
+  touched(from: number, to: number): { resource: ResourceName; id: number }[] {
+    return this.sql.touched.all(from, to);
+  }
+
+  *changes(query: ChangeQuery): Iterable<ChangeItem> {
+    const desc = query.order === 'desc';
+    let cursor: number | undefined = desc ? query.before : query.after;
+    for (;;) {
+      const page = query.resource ? this.entryPage(query, cursor) : this.page(query, cursor);
+      if (page.rows.length > 0) {
+        const positions = JSON.stringify(page.rows.map((r) => r.position));
+        const versions = this.sql.versionsAt.all(positions).map(toVersion);
+        for (const row of page.rows)
+          yield changeItem(
+            toChange(row),
+            versions.filter((v) => v.position === row.position),
+          );
+      }
+      if (page.last === undefined) return;
+      cursor = page.last;
+    }
+  }
+
+  /** The next page of matching change rows after `cursor`; `last` is where the next page starts, if any. */
+  private page(query: ChangeQuery, cursor: number | undefined): { rows: ChangeRecord[]; last?: number } {
+    const { where, params, order } = this.filters(query, cursor);
+    const rows = this.db.prepare(`SELECT * FROM changes c WHERE 1 ${where} ${order}`).all(...params) as ChangeRecord[];
+    return { rows, last: rows.length === PAGE ? rows[rows.length - 1].position : undefined };
+  }
+
+  /**
+   * With a resource (and an id): the changes whose entry, or one of the entries they changed in
+   * passing, is that one. The next PAGE candidate positions come from both tables' indexes; the
+   * other filters then keep some of them, and the next page starts after the last candidate.
+   */
+  private entryPage(query: ChangeQuery, cursor: number | undefined): { rows: ChangeRecord[]; last?: number } {
+    const desc = query.order === 'desc';
+    const bound = cursor === undefined ? '' : `AND position ${desc ? '<' : '>'} ?`;
+    const order = `ORDER BY position ${desc ? 'DESC' : ''} LIMIT ${PAGE}`;
+    const entry = query.id === undefined ? '' : 'AND entry_id = ?';
+    const side = (table: string) => `SELECT position FROM ${table} WHERE resource = ? ${entry} ${bound} ${order}`;
+    const sideParams = [
+      query.resource,
+      ...(query.id === undefined ? [] : [query.id]),
+      ...(cursor === undefined ? [] : [cursor]),
+    ];
+    const candidates = this.db
+      .prepare(`SELECT position FROM (${side('versions')}) UNION SELECT position FROM (${side('changes')}) ${order}`)
+      .pluck()
+      .all(...sideParams, ...sideParams) as number[];
+    const { where, params } = this.filters(query, undefined);
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM changes c WHERE position IN (SELECT value FROM json_each(?)) ${where} ORDER BY position ${desc ? 'DESC' : ''}`,
+      )
+      .all(JSON.stringify(candidates), ...params) as ChangeRecord[];
+    return { rows, last: candidates.length === PAGE ? candidates[candidates.length - 1] : undefined };
+  }
+
+  /** The conditions on the change row itself, with their bound values, and the order and page size. */
+  private filters(query: ChangeQuery, cursor: number | undefined): { where: string; params: unknown[]; order: string } {
+    const clauses: string[] = [];
+    const params: unknown[] = [];
+    for (const field of ['actor', 'request_id', 'type'] as const) {
+      if (query[field] === undefined) continue;
+      clauses.push(`AND c.${field} = ?`);
+      params.push(query[field]);
+    }
+    if (query.since !== undefined) {
+      // Times are made non-decreasing (hw_at): no event at or after `since` comes before this position.
+      clauses.push('AND c.at >= ? AND c.position >= ?');
+      params.push(query.since, this.sql.firstFrom.get(query.since)?.position ?? Number.MAX_SAFE_INTEGER);
+    }
+    if (query.until !== undefined) {
+      clauses.push('AND c.at < ?');
+      params.push(query.until);
+    }
+    const desc = query.order === 'desc';
+    if (cursor !== undefined) {
+      clauses.push(`AND c.position ${desc ? '<' : '>'} ?`);
+      params.push(cursor);
+    }
+    return { where: clauses.join(' '), params, order: `ORDER BY c.position ${desc ? 'DESC' : ''} LIMIT ${PAGE}` };
+  }
+}

@@ -1,0 +1,31 @@
+/** Raised when the layout of the tables changes: older read models are dropped and rebuilt from the log. */
+export const LAYOUT = 3;
+
+export const TABLES = `
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS entries (resource TEXT NOT NULL, id INTEGER NOT NULL, doc TEXT NOT NULL,
+  PRIMARY KEY (resource, id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS tombstones (resource TEXT NOT NULL, id INTEGER NOT NULL, version INTEGER NOT NULL,
+  created_at TEXT NOT NULL, PRIMARY KEY (resource, id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS counters (resource TEXT PRIMARY KEY, last_id INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS changes (position INTEGER PRIMARY KEY, type TEXT NOT NULL, at TEXT NOT NULL,
+  hw_at TEXT NOT NULL, actor TEXT NOT NULL, request_id TEXT NOT NULL, resource TEXT, entry_id INTEGER,
+  data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS versions (resource TEXT NOT NULL, entry_id INTEGER NOT NULL, revision INTEGER NOT NULL,
+  position INTEGER NOT NULL, diff TEXT NOT NULL, deleted INTEGER NOT NULL, snapshot TEXT,
+  PRIMARY KEY (resource, entry_id, revision)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS list_snapshots (resource TEXT NOT NULL, position INTEGER NOT NULL, id INTEGER NOT NULL,
+  doc TEXT NOT NULL, PRIMARY KEY (resource, position, id)) WITHOUT ROWID;`;
+
+/**
+ * The indexes the change log's questions use: each filter with the position, so that a page of
+ * changes is an index range, whatever the size of the log.
+ */
+export const INDEXES = `
+CREATE INDEX IF NOT EXISTS changes_actor ON changes (actor, position);
+CREATE INDEX IF NOT EXISTS changes_request ON changes (request_id, position);
+CREATE INDEX IF NOT EXISTS changes_type ON changes (type, position);
+CREATE INDEX IF NOT EXISTS changes_entry ON changes (resource, entry_id, position);
+CREATE INDEX IF NOT EXISTS changes_time ON changes (hw_at, position);
+CREATE INDEX IF NOT EXISTS versions_position ON versions (position);
+CREATE INDEX IF NOT EXISTS versions_resource ON versions (resource, position);`;

@@ -1,0 +1,188 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { BASE, type Harness, startHarness } from '../support/harness.js';
+
+const it = suite<{ h: Harness }>('the change log: GET /fr/api/changes');
+it.before.each(async (ctx) => {
+  ctx.h = await startHarness();
+});
+it.after.each(async ({ h }) => h.close());
+
+const CHANGES = '/fr/api/changes';
+const tag = (name: string) => ({ name, color: '#000000', background: '#FFFFFF' });
+const server = (name: string, fields: Record<string, unknown> = {}) => ({
+  id_client: 99,
+  id_environment: 1,
+  name,
+  ip: `${name}.example.net`,
+  login: 'pma',
+  passwd: `pw-of-${name}`,
+  ...fields,
+});
+
+/** A small history: two tags, a server carrying both, a port change, a password change, a tag deleted. */
+async function story(h: Harness) {
+  const a = (await h.request('POST', `${BASE}/tags`, { body: tag('a'), headers: { 'X-Request-ID': 'make-a' } })).body
+    .id;
+  const b = (await h.request('POST', `${BASE}/tags`, { body: tag('b') })).body.id;
+  const s = (await h.request('POST', `${BASE}/servers`, { body: server('db1', { tags: [a, b] }) })).body.id;
+  await h.request('PATCH', `${BASE}/servers/${s}`, { body: { port: 3307 }, headers: { 'X-Request-ID': 'move-port' } });
+  await h.request('PATCH', `${BASE}/servers/${s}`, { body: { passwd: 'second-password' } });
+  await h.request('DELETE', `${BASE}/tags/${a}`);
+  return { a, b, s };
+}
+
+it('every event, oldest first, as a history item plus resource, id, diff and effects', async ({ h }) => {
+  const { a, b, s } = await story(h);
+  const all = (await h.request('GET', `${CHANGES}?limit=1000`)).body;
+  assert.is(all.next, null);
+  assert.equal(
+    all.items.map((c: { position: number }) => c.position),
+    all.items.map((_: unknown, i: number) => i + 1),
+  );
+  const [genesis] = all.items;
+  assert.equal(
+    [genesis.type, genesis.actor, genesis.resource, genesis.id, genesis.revision],
+    ['EnvironmentCreated', 'system', 'environments', 1, 0],
+  );
+  const key = all.items.find((c: { type: string }) => c.type === 'SecretKeyRecorded');
+  assert.equal([key.resource, key.id, key.diff], [null, null, []]);
+  const port = all.items.find((c: { request_id: string }) => c.request_id === 'move-port');
+  assert.equal(
+    [port.resource, port.id, port.revision, port.diff],
+    ['servers', s, 1, [{ field: 'port', before: 3306, after: 3307 }]],
+  );
+  const deletion = all.items.at(-1);
+  assert.equal([deletion.type, deletion.resource, deletion.id], ['TagDeleted', 'tags', a]);
+  assert.equal(
+    deletion.diff.find((m: { field: string }) => m.field === 'name'),
+    { field: 'name', before: 'a', after: null },
+  );
+  assert.equal(deletion.effects, [
+    { resource: 'servers', id: s, revision: 3, diff: [{ field: 'tags', before: [a, b], after: [b] }] },
+  ]);
+});
+
+it('secrets are "[redacted]" on whichever side holds a value, never the value nor the sealed value', async ({ h }) => {
+  const { s } = await story(h);
+  const reply = await h.request('GET', `${CHANGES}?resource=servers&id=${s}`);
+  const created = reply.body.items[0];
+  assert.equal(
+    created.diff.find((m: { field: string }) => m.field === 'passwd'),
+    { field: 'passwd', before: null, after: '[redacted]' },
+  );
+  assert.is(created.data.passwd, '[redacted]');
+  const changed = reply.body.items.find(
+    (c: { data: { changes?: object } }) => c.data.changes && 'passwd' in c.data.changes,
+  );
+  assert.equal(changed.diff, [{ field: 'passwd', before: '[redacted]', after: '[redacted]' }]);
+  assert.not.ok(
+    reply.text.includes('pw-of-db1') || reply.text.includes('second-password') || reply.text.includes('v1:'),
+  );
+});
+
+it('filters combine with AND: resource (with the entries changed in passing), id, actor, request_id, type', async ({
+  h,
+}) => {
+  const { a, s } = await story(h);
+  const positions = async (query: string) =>
+    (await h.request('GET', `${CHANGES}?${query}`)).body.items.map(
+      (c: { type: string; id: number }) => `${c.type}/${c.id}`,
+    );
+  assert.equal(await positions(`resource=servers&id=${s}`), [
+    `ServerCreated/${s}`,
+    `ServerUpdated/${s}`,
+    `ServerUpdated/${s}`,
+    `TagDeleted/${a}`,
+  ]);
+  assert.equal(await positions('resource=tags'), [`TagCreated/${a}`, `TagCreated/${a + 1}`, `TagDeleted/${a}`]);
+  assert.equal(await positions('request_id=make-a'), [`TagCreated/${a}`]);
+  assert.equal(await positions('type=ServerUpdated&resource=servers'), [`ServerUpdated/${s}`, `ServerUpdated/${s}`]);
+  assert.equal(await positions('actor=system&type=ClientCreated'), ['ClientCreated/99']);
+  assert.equal(await positions('actor=nobody'), []);
+});
+
+it('pages: limit, next, after; order=desc with before; since inclusive, until exclusive', async ({ h }) => {
+  await story(h);
+  const first = (await h.request('GET', `${CHANGES}?limit=5`)).body;
+  assert.equal(
+    first.items.map((c: { position: number }) => c.position),
+    [1, 2, 3, 4, 5],
+  );
+  assert.is(first.next, '/fr/api/changes?limit=5&after=5');
+  const second = (await h.request('GET', first.next)).body;
+  assert.equal(
+    second.items.map((c: { position: number }) => c.position),
+    [6, 7, 8, 9, 10],
+  );
+  const last = (await h.request('GET', `${CHANGES}?order=desc&limit=2`)).body;
+  assert.equal(
+    last.items.map((c: { position: number }) => c.position),
+    [14, 13],
+  );
+  assert.is(last.next, '/fr/api/changes?order=desc&limit=2&before=13');
+  assert.equal(
+    (await h.request('GET', last.next)).body.items.map((c: { position: number }) => c.position),
+    [12, 11],
+  );
+  const times = first.items.map((c: { at: string }) => c.at);
+  const window = (await h.request('GET', `${CHANGES}?since=${times[1]}&until=${encodeURIComponent(times[3])}`)).body;
+  assert.equal(
+    window.items.map((c: { position: number }) => c.position),
+    [2, 3],
+  );
+  const offset = times[1].replace('Z', '+00:00').replace('T00:', 'T00:');
+  const same = (await h.request('GET', `${CHANGES}?since=${encodeURIComponent(offset)}&limit=1`)).body;
+  assert.is(same.items[0].position, 2, 'an offset is read as such');
+});
+
+it('malformed or unknown parameters are a 400 invalid_query', async ({ h }) => {
+  for (const query of [
+    'resource=widgets',
+    'id=3',
+    'since=yesterday',
+    'since=2026-01-01T00:00:00',
+    'limit=0',
+    'limit=1001',
+    'order=up',
+    'order=desc&after=3',
+    'before=3',
+    'color=red',
+    'after=-1',
+    'type=a&type=b',
+  ]) {
+    const reply = await h.request('GET', `${CHANGES}?${query}`);
+    assert.equal([reply.status, reply.body.code], [400, 'invalid_query'], query);
+  }
+});
+
+it('NDJSON streams every matching change, one per line; limit applies only when given', async ({ h }) => {
+  await story(h);
+  const reply = await h.request('GET', `${CHANGES}?resource=tags`, { headers: { Accept: 'application/x-ndjson' } });
+  assert.match(reply.headers.get('content-type') ?? '', /^application\/x-ndjson/);
+  const lines = reply.text
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  assert.equal(
+    lines.map((c: { type: string }) => c.type),
+    ['TagCreated', 'TagCreated', 'TagDeleted'],
+  );
+  const limited = await h.request('GET', `${CHANGES}?limit=2`, { headers: { Accept: 'application/x-ndjson' } });
+  assert.is(limited.text.trimEnd().split('\n').length, 2);
+});
+
+it('CSV: a header row and one row per diff member, RFC 4180 quoting', async ({ h }) => {
+  const { a, b, s } = await story(h);
+  const reply = await h.request('GET', `${CHANGES}?resource=servers&id=${s}`, { headers: { Accept: 'text/csv' } });
+  assert.match(reply.headers.get('content-type') ?? '', /^text\/csv/);
+  const rows = reply.text.split('\r\n').filter(Boolean);
+  assert.is(rows[0], 'position,at,actor,request_id,type,resource,id,field,before,after');
+  const port = rows.find((row) => row.includes(',move-port,'))!;
+  assert.match(port, new RegExp(`,ServerUpdated,servers,${s},port,3306,3307$`));
+  const untag = rows.find((row) => row.includes(',TagDeleted,servers,'))!;
+  assert.match(untag, new RegExp(`,tags,"\\[${a},${b}\\]",\\[${b}\\]$`), 'quoted only when it holds a comma');
+  assert.ok(rows.some((row) => row.endsWith(',passwd,,[redacted]')));
+});
+
+it.run();
