@@ -21,3 +21,19 @@ export async function measure(name: string, total: number, concurrency: number, 
     `${name.padEnd(28)} ${String(total).padStart(6)} req  ${(total / seconds).toFixed(0).padStart(7)} req/s  p50 ${pct(50).padStart(7)} ms  p99 ${pct(99).padStart(7)} ms`,
   );
 }
+
+/** p50 and p99 of a list of durations, in ms. */
+export function percentiles(times: number[]): { p50: number; p99: number } {
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+  return { p50: at(50), p99: at(99) };
+}
+
+/** One line per row: name, p50, p99, and what the row should reach. */
+export function table(rows: { name: string; p50: number; p99: number; target?: string }[]): void {
+  for (const { name, p50, p99, target } of rows) {
+    console.log(
+      `${name.padEnd(34)} p50 ${p50.toFixed(1).padStart(8)} ms  p99 ${p99.toFixed(1).padStart(8)} ms  ${target ?? ''}`,
+    );
+  }
+}

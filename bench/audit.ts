@@ -1,0 +1,216 @@
+// The auditor's questions on a large log: a page of changes with one filter, ?at= on one entry and on
+// the list of servers, the live feed to 100 clients, and the memory the service holds.
+// Usage: npm run bench:audit   (BENCH_EVENTS, default 1,000,000; BENCH_SERVERS, default 10,000)
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { ConfigService } from '../src/application/service.js';
+import { loadConfig } from '../src/config.js';
+import { openStores } from '../src/main.js';
+import { percentiles, table } from './lib.js';
+
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
+const SERVERS = Number(process.env.BENCH_SERVERS ?? 10_000);
+const KEY = randomBytes(32).toString('hex');
+const dataDir = mkdtempSync(join(tmpdir(), 'pmacontrol-audit-'));
+const env = { DATA_DIR: dataDir, CONFIG_SECRET_KEY: KEY, LOG_LEVEL: 'silent' };
+const ACTORS = ['ansible', 'terraform', 'alice', 'bob', 'nightly-sync'];
+
+/** Fills a log through the service's own write path (group commit), many commands in flight. */
+async function generate(): Promise<{ seconds: number; events: number }> {
+  const config = loadConfig(env);
+  const stores = openStores(config, pino({ level: 'silent' }));
+  const service = new ConfigService({
+    ...stores,
+    secretKey: () => Buffer.from(KEY, 'hex'),
+    clock: { now: () => new Date() },
+  });
+  await service.start();
+  const started = performance.now();
+  const inFlight = new Set<Promise<unknown>>();
+  const run = async (i: number, request: Parameters<ConfigService['execute']>[0]) => {
+    const caller = { actor: ACTORS[i % ACTORS.length], requestId: `req-${i}` };
+    const job = service.execute(request, caller).finally(() => inFlight.delete(job));
+    inFlight.add(job);
+    if (inFlight.size >= 512) await Promise.race(inFlight);
+  };
+  for (let i = 1; i <= 20; i++)
+    await run(i, {
+      kind: 'create',
+      resource: 'tags',
+      input: { name: `tag-${i}`, color: '#000000', background: '#FFFFFF' },
+    });
+  for (let i = 1; i <= SERVERS; i++) {
+    const input = {
+      id_client: 99,
+      id_environment: 1 + (i % 6),
+      name: `db-${i}`,
+      ip: `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`,
+      login: 'pma',
+      passwd: `pw-${i}`,
+      tags: [1 + (i % 20)],
+    };
+    await run(i, { kind: 'create', resource: 'servers', input });
+  }
+  for (let i = 0; service.revision + 1 < EVENTS; i++) {
+    const id = 1 + ((i * 7919) % SERVERS);
+    const input =
+      i % 10 === 0
+        ? { tags: [1 + (i % 20), 1 + ((i + 3) % 20)] }
+        : { port: 3306 + (i % 1000), hostname: `host-${i % 97}` };
+    await run(i, { kind: 'patch', resource: 'servers', id, input });
+    if (i % 100_000 === 0) process.stderr.write(`generated ${service.revision + 1} events\n`);
+  }
+  await Promise.all(inFlight);
+  const seconds = (performance.now() - started) / 1000;
+  const events = service.revision + 1;
+  await service.stop();
+  await stores.store.close();
+  stores.readModels.close();
+  return { seconds, events };
+}
+
+/** The service in its own process, as users run it. */
+async function serve(): Promise<{ url: string; pid: number; stop: () => void; startMs: number }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+    env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  const port = await new Promise<number>((resolve) =>
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const line = output.split('\n').find((l) => l.includes('"listening"'));
+      if (line) resolve(JSON.parse(line).port);
+    }),
+  );
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    stop: () => child.kill('SIGTERM'),
+    startMs: performance.now() - started,
+  };
+}
+
+async function timed(url: string, count: number, path: (i: number) => string): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    const response = await fetch(url + path(i));
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`${path(i)}: ${response.status}`);
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+/** 100 live clients; how long after a write is sent each of them has it. */
+async function feedLatency(url: string, clients: number, writes: number): Promise<number[]> {
+  const sentAt = new Map<string, number>();
+  const latencies: number[] = [];
+  const readers = await Promise.all(
+    Array.from({ length: clients }, async () => {
+      const response = await fetch(`${url}/fr/api/changes/stream?type=TagCreated`);
+      const reader = response.body!.getReader();
+      void (async () => {
+        let buffer = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) return;
+          buffer += new TextDecoder().decode(value);
+          for (let cut = buffer.indexOf('\n\n'); cut >= 0; cut = buffer.indexOf('\n\n')) {
+            const name = /"name":"([^"]+)"/.exec(buffer.slice(0, cut))?.[1];
+            if (name && sentAt.has(name)) latencies.push(performance.now() - sentAt.get(name)!);
+            buffer = buffer.slice(cut + 2);
+          }
+        }
+      })();
+      return reader;
+    }),
+  );
+  for (let i = 0; i < writes; i++) {
+    const name = `live-${i}`;
+    sentAt.set(name, performance.now());
+    const response = await fetch(`${url}/fr/api/config/tags`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name, color: '#000000', background: '#FFFFFF' }),
+    });
+    await response.arrayBuffer();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  for (const reader of readers) await reader.cancel();
+  if (latencies.length !== clients * writes) throw new Error(`${latencies.length} deliveries of ${clients * writes}`);
+  return latencies;
+}
+
+const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+console.log(`node ${process.version}; a log of ${EVENTS} events over ${SERVERS} servers, in ${dataDir}`);
+const made = await generate();
+console.log(
+  `generated through the service's write path: ${made.events} events in ${made.seconds.toFixed(1)} s (${(made.events / made.seconds).toFixed(0)} events/s)`,
+);
+const service = await serve();
+console.log(`start-up with stored read models: ${service.startMs.toFixed(0)} ms`);
+const head = EVENTS;
+const rows: [string, number[], string][] = [];
+rows.push([
+  'changes, resource+id (1 server)',
+  await timed(service.url, 50, (i) => `/fr/api/changes?resource=servers&id=${1 + i * 37}`),
+  'p50 ≤ 50 ms',
+]);
+rows.push([
+  'changes, actor',
+  await timed(service.url, 50, (i) => `/fr/api/changes?actor=${ACTORS[i % 5]}&after=${(i * 9973) % head}`),
+  'p50 ≤ 50 ms',
+]);
+rows.push([
+  'changes, type',
+  await timed(service.url, 50, (i) => `/fr/api/changes?type=ServerUpdated&order=desc&before=${head - i * 1000}`),
+  'p50 ≤ 50 ms',
+]);
+rows.push([
+  'changes, request_id',
+  await timed(service.url, 50, (i) => `/fr/api/changes?request_id=req-${i * 1111}`),
+  'p50 ≤ 50 ms',
+]);
+rows.push([
+  'changes, resource=tags',
+  await timed(service.url, 50, () => '/fr/api/changes?resource=tags&order=desc'),
+  'p50 ≤ 50 ms',
+]);
+rows.push([
+  'changes, since (last 5 %)',
+  await timed(service.url, 20, () => `/fr/api/changes?since=${new Date(Date.now() - 60_000).toISOString()}`),
+  'p50 ≤ 50 ms',
+]);
+rows.push([
+  '?at= one server',
+  await timed(
+    service.url,
+    50,
+    (i) => `/fr/api/config/servers/${1 + i * 97}?at=${Math.floor((head * ((i % 10) + 1)) / 11)}`,
+  ),
+  'p50 ≤ 20 ms',
+]);
+rows.push([
+  `?at= list of ${SERVERS} servers`,
+  await timed(service.url, 10, (i) => `/fr/api/config/servers?at=${Math.floor((head * ((i % 5) + 1)) / 6)}`),
+  'p50 ≤ 500 ms',
+]);
+table(rows.map(([name, times, target]) => ({ name, ...percentiles(times), target })));
+const rssBefore = rssMiB(service.pid);
+const feed = percentiles(await feedLatency(service.url, 100, 20));
+console.log(
+  `live feed, 100 clients × 20 changes: p50 ${feed.p50.toFixed(1)} ms, p99 ${feed.p99.toFixed(1)} ms (target p99 ≤ 100 ms)`,
+);
+console.log(
+  `service memory (RSS): ${rssBefore.toFixed(0)} MiB after the queries, ${rssMiB(service.pid).toFixed(0)} MiB after the feed`,
+);
+service.stop();
