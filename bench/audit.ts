@@ -19,36 +19,24 @@ const dataDir = mkdtempSync(join(tmpdir(), 'pmacontrol-audit-'));
 const env = { DATA_DIR: dataDir, CONFIG_SECRET_KEY: KEY, LOG_LEVEL: 'silent' };
 const ACTORS = ['ansible', 'terraform', 'alice', 'bob', 'nightly-sync'];
 
-/** Fills a log through the service's own write path (group commit), many commands in flight. */
-async function generate(): Promise<{ seconds: number; events: number }> {
-  const config = loadConfig(env);
-  const stores = openStores(config, pino({ level: 'silent' }));
-  const service = new ConfigService({
-    ...stores,
-    secretKey: () => Buffer.from(KEY, 'hex'),
-    clock: { now: () => new Date() },
-  });
-  await service.start();
-  const started = performance.now();
-  const inFlight = new Set<Promise<unknown>>();
-  const run = async (i: number, request: Parameters<ConfigService['execute']>[0]) => {
-    const caller = { actor: ACTORS[i % ACTORS.length], requestId: `req-${i}` };
-    const job = service.execute(request, caller).finally(() => inFlight.delete(job));
-    inFlight.add(job);
-    if (inFlight.size >= 512) await Promise.race(inFlight);
-  };
-  for (let i = 1; i <= 20; i++)
+type Run = (i: number, request: Parameters<ConfigService['execute']>[0]) => Promise<void>;
+
+/** Tags, then servers carrying them, then updates spread over the servers until the log is long enough. */
+async function fill(service: ConfigService, run: Run): Promise<void> {
+  for (let i = 1; i <= 20; i++) {
     await run(i, {
       kind: 'create',
       resource: 'tags',
       input: { name: `tag-${i}`, color: '#000000', background: '#FFFFFF' },
     });
+  }
   for (let i = 1; i <= SERVERS; i++) {
+    const ip = `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`;
     const input = {
       id_client: 99,
       id_environment: 1 + (i % 6),
       name: `db-${i}`,
-      ip: `10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`,
+      ip,
       login: 'pma',
       passwd: `pw-${i}`,
       tags: [1 + (i % 20)],
@@ -64,6 +52,27 @@ async function generate(): Promise<{ seconds: number; events: number }> {
     await run(i, { kind: 'patch', resource: 'servers', id, input });
     if (i % 100_000 === 0) process.stderr.write(`generated ${service.revision + 1} events\n`);
   }
+}
+
+/** Fills a log through the service's own write path (group commit), many commands in flight. */
+async function generate(): Promise<{ seconds: number; events: number }> {
+  const config = loadConfig(env);
+  const stores = openStores(config, pino({ level: 'silent' }));
+  const service = new ConfigService({
+    ...stores,
+    secretKey: () => Buffer.from(KEY, 'hex'),
+    clock: { now: () => new Date() },
+  });
+  await service.start();
+  const started = performance.now();
+  const inFlight = new Set<Promise<unknown>>();
+  const run: Run = async (i, request) => {
+    const job = service.execute(request, { actor: ACTORS[i % ACTORS.length], requestId: `req-${i}` });
+    const tracked = job.finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+    if (inFlight.size >= 512) await Promise.race(inFlight);
+  };
+  await fill(service, run);
   await Promise.all(inFlight);
   const seconds = (performance.now() - started) / 1000;
   const events = service.revision + 1;

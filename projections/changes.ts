@@ -1,5 +1,5 @@
 import type { Effect } from '../src/domain/evolve.js';
-import { resourceOf } from '../src/domain/resources.js';
+import { collectionOf } from '../src/domain/resources.js';
 import type { EntryRecord } from '../src/domain/shared/collection.js';
 import type { LoggedEvent } from '../src/domain/shared/types.js';
 
@@ -54,7 +54,7 @@ const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.s
 
 /** The fields a diff compares: the declared ones, and the soft-delete flag. */
 function comparedFields(resource: string): string[] {
-  const declared = resourceOf(resource);
+  const declared = collectionOf(resource);
   return declared.declaration.deletion === 'soft' ? [...declared.fieldNames, 'is_deleted'] : [...declared.fieldNames];
 }
 
@@ -70,7 +70,7 @@ export function diffOf(resource: string, before?: EntryRecord, after?: EntryReco
 /** The event's data with its secrets (also inside `changes` and `values`) replaced by `[redacted]`. */
 export function redactData(resource: string | undefined, data: Record<string, unknown>): Record<string, unknown> {
   if (!resource) return data;
-  const secrets = resourceOf(resource).secretFields;
+  const secrets = collectionOf(resource).secretFields;
   if (secrets.length === 0) return data;
   const redact = (values: Record<string, unknown>) => {
     const copy = { ...values };
@@ -87,7 +87,7 @@ export function redactData(resource: string | undefined, data: Record<string, un
 
 /** A diff as shown: a secret is `[redacted]` on whichever side holds a value. */
 export function redactDiff(resource: string, diff: DiffMember[]): DiffMember[] {
-  const secrets = resourceOf(resource).secretFields;
+  const secrets = collectionOf(resource).secretFields;
   const hide = (value: unknown) => (value === null ? null : REDACTED);
   return diff.map((member) =>
     secrets.includes(member.field) ? { ...member, before: hide(member.before), after: hide(member.after) } : member,
@@ -95,11 +95,41 @@ export function redactDiff(resource: string, diff: DiffMember[]): DiffMember[] {
 }
 
 /** The rows one event adds; `position` is the event's place in the log (its revision + 1). */
+/** Events that are bookkeeping, not changes: they are in the log, not in the change log. */
+const NOT_CHANGES = new Set(['RequestRecorded']);
+
+/** A request kept for its Idempotency-Key (its answer sealed), as the read models store it. */
+export interface RequestRow {
+  actor: string;
+  key: string;
+  fingerprint: string;
+  response: string;
+  at: string;
+  position: number;
+}
+
+function requestOf(event: LoggedEvent): { request?: RequestRow } {
+  const kept = event.metadata.idempotency;
+  if (!kept) return {};
+  const { actor, at } = event.metadata;
+  return {
+    request: {
+      actor,
+      key: kept.key,
+      fingerprint: kept.fingerprint,
+      response: kept.response,
+      at,
+      position: event.revision + 1,
+    },
+  };
+}
+
 export function rowsOf(
   event: LoggedEvent,
   effects: Effect[],
   highWaterAt: string,
-): { change: ChangeRow; versions: VersionRow[] } {
+): { change?: ChangeRow; versions: VersionRow[]; request?: RequestRow } {
+  if (NOT_CHANGES.has(event.type)) return { versions: [], ...requestOf(event) };
   const position = event.revision + 1;
   const [own] = effects;
   const { actor, request_id, at } = event.metadata;
@@ -122,7 +152,7 @@ export function rowsOf(
     const row = { resource: effect.resource, entry_id: effect.id, revision: effect.revision, position, diff };
     return { ...row, ...deleted, ...snapshot };
   });
-  return { change, versions };
+  return { change, versions, ...requestOf(event) };
 }
 
 /** One item of an entry's history: the event, and what it changed in that entry. */

@@ -1,5 +1,6 @@
 import { type ReplayReport, replay } from './application/replay.js';
 import { StartRefused } from './application/secret-key.js';
+import { runToken, TOKEN_USAGE, UsageError } from './commands/token.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, openStores, packageVersion, start } from './main.js';
 import { buildOpenApi } from './openapi/build.js';
@@ -7,7 +8,8 @@ import { buildOpenApi } from './openapi/build.js';
 const USAGE = `usage: pmacontrol-config <command>
   serve              start the HTTP service (PORT, HOST, DATA_DIR, CONFIG_SECRET_KEY, LOG_LEVEL, EVENT_STORE)
   replay [--apply]   rebuild every read model from the log and compare; --apply replaces the stored ones
-  openapi            print the OpenAPI document`;
+  openapi            print the OpenAPI document
+${TOKEN_USAGE}`;
 
 async function serve(): Promise<void> {
   const config = loadConfig();
@@ -73,6 +75,8 @@ async function main(argv: string[]): Promise<number> {
     case 'replay':
       if (rest.some((a) => a !== '--apply')) break;
       return runReplay(rest.includes('--apply'));
+    case 'token':
+      return runToken(rest);
     case 'openapi':
       console.log(JSON.stringify(buildOpenApi(packageVersion()), null, 2));
       return 0;
@@ -86,6 +90,11 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error) => {
+    if (error instanceof UsageError || String((error as { code?: string }).code).startsWith('ERR_PARSE_ARGS')) {
+      console.error(`${(error as Error).message}\n${USAGE}`);
+      process.exitCode = 2;
+      return;
+    }
     const prefix =
       error instanceof ConfigError ? 'configuration' : error instanceof StartRefused ? 'refused to start' : 'error';
     console.error(`${prefix}: ${(error as Error).message}`);

@@ -9,6 +9,15 @@ export interface Config {
   /** How often an instance looks for appends made by other instances (SQLite store), in ms. */
   pollMs: number;
   http: HttpLimits;
+  access: AccessSettings;
+}
+
+/** Who may do what without a token, and which web origins may call the API. */
+export interface AccessSettings {
+  /** The role of a request without Authorization. */
+  anonymousRole: 'none' | 'reader' | 'writer';
+  /** Origins allowed to call the API from a browser (CORS); empty: CORS off. */
+  corsOrigins: string[];
 }
 
 /** What protects the service from slow and idle clients (see the README, Configuration). */
@@ -38,6 +47,30 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return value;
 }
 
+const LOOPBACK = /^(127(\.\d{1,3}){3}|::1|localhost)$/;
+
+/**
+ * ANONYMOUS_ROLE: `writer` by default when the service listens on a loopback address only (its local
+ * clients send no credentials), `reader` otherwise. CORS_ORIGINS: comma-separated origins.
+ */
+function accessSettings(env: NodeJS.ProcessEnv, host: string): AccessSettings {
+  const fallback = LOOPBACK.test(host) ? 'writer' : 'reader';
+  const anonymousRole = (env.ANONYMOUS_ROLE || fallback) as AccessSettings['anonymousRole'];
+  if (!['none', 'reader', 'writer'].includes(anonymousRole)) {
+    throw new ConfigError(`ANONYMOUS_ROLE must be none, reader or writer, not "${anonymousRole}"`);
+  }
+  const corsOrigins = (env.CORS_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const origin of corsOrigins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
+      throw new ConfigError(`CORS_ORIGINS must list origins such as https://console.example.net, not "${origin}"`);
+    }
+  }
+  return { anonymousRole, corsOrigins };
+}
+
 /** Reads and checks the environment once, at start; a bad value stops the start with a clear message. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LOG_LEVEL || 'info';
@@ -64,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventStore,
     eventStoreConnectionString,
     pollMs: integer(env, 'POLL_INTERVAL_MS', 100, 10, 60_000),
+    access: accessSettings(env, env.HOST || '127.0.0.1'),
     http: {
       maxConnections: integer(env, 'MAX_CONNECTIONS', 512, 1, 100_000),
       headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),

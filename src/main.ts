@@ -111,6 +111,23 @@ async function startService(config: Config, logger: Logger, stores: Stores): Pro
   return service;
 }
 
+/** The service without HTTP, for a command that writes through it (it follows the log like any instance). */
+export async function openService(
+  config: Config,
+  logger: Logger,
+): Promise<{ service: ConfigService; close(): Promise<void> }> {
+  const stores = openStores(config, logger);
+  const service = await startService(config, logger, stores);
+  return {
+    service,
+    async close() {
+      await service.stop();
+      await stores.store.close();
+      stores.readModels.close();
+    },
+  };
+}
+
 async function listen(config: Config, callback: ReturnType<Koa['callback']>): Promise<Server> {
   const server = createServer(serverOptions(config.http), callback);
   server.maxConnections = config.http.maxConnections;
@@ -124,7 +141,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   const started = performance.now();
   const stores = openStores(config, logger);
   const service = await startService(config, logger, stores);
-  const app = createApp({ service, logger, openapi: buildOpenApi(packageVersion()) });
+  const app = createApp({ service, logger, openapi: buildOpenApi(packageVersion()), access: config.access });
   const server = await listen(config, app.callback());
   const port = (server.address() as AddressInfo).port;
   const reached = { revision: service.revision, position: service.revision + 1 };

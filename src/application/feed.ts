@@ -72,7 +72,7 @@ export class Feed {
   /** For the projector: turns each folded event into its change item and hands it out. */
   readonly publish = (batch: Projected[]): void => {
     if (this.live.size === 0) return;
-    const items = batch.map(({ change, versions }) => changeItem(change, versions));
+    const items = batch.flatMap(({ change, versions }) => (change ? [changeItem(change, versions)] : []));
     for (const subscriber of this.live) {
       for (const item of items) {
         if (subscriber.offerLive(item)) continue;

@@ -1,6 +1,6 @@
-import { type ChangeRow, rowsOf, type VersionRow } from '../../projections/changes.js';
+import { type ChangeRow, type RequestRow, rowsOf, type VersionRow } from '../../projections/changes.js';
 import { type Effect, evolve } from '../domain/evolve.js';
-import type { ResourceName } from '../domain/resources.js';
+import type { CollectionName } from '../domain/resources.js';
 import { Journal } from '../domain/shared/collection.js';
 import type { LoggedEvent } from '../domain/shared/types.js';
 import { type ConfigState, emptyState } from '../domain/state.js';
@@ -16,29 +16,37 @@ const BATCH = 1000;
 export interface Projected {
   event: LoggedEvent;
   effects: Effect[];
-  change: ChangeRow;
+  /** Absent for bookkeeping events, which are not changes (RequestRecorded). */
+  change?: ChangeRow;
   versions: VersionRow[];
+  /** The request it closed, when that was sent with an Idempotency-Key. */
+  request?: RequestRow;
 }
 
 export type Listener = (projected: Projected[]) => void;
 
 /** Rows folded but not yet saved: a failed save is retried with the next batch, never lost. */
 class Pending {
+  /** Events were folded since the last save (a bookkeeping event adds no row but moves the checkpoint). */
+  dirty = false;
   entries = new Map<string, EntryState>();
   changes: ChangeRow[] = [];
   versions: VersionRow[] = [];
+  requests: RequestRow[] = [];
 
   add(state: ConfigState, projected: Projected): void {
+    this.dirty = true;
     for (const { resource, id } of projected.effects) {
       const col = state.collections[resource];
       this.entries.set(`${resource}/${id}`, { resource, id, entry: col.get(id), tombstone: col.tombstone(id) });
     }
-    this.changes.push(projected.change);
+    if (projected.change) this.changes.push(projected.change);
     this.versions.push(...projected.versions);
+    if (projected.request) this.requests.push(projected.request);
   }
 
-  lastIds(state: ConfigState): Partial<Record<ResourceName, number>> {
-    const ids: Partial<Record<ResourceName, number>> = {};
+  lastIds(state: ConfigState): Partial<Record<CollectionName, number>> {
+    const ids: Partial<Record<CollectionName, number>> = {};
     for (const { resource } of this.entries.values()) ids[resource] = state.collections[resource].lastId;
     return ids;
   }
@@ -122,7 +130,7 @@ export class Projector {
   /** Saves what was folded; on failure keeps it for the next try. */
   flush(): void {
     const pending = this.pending;
-    if (pending.changes.length === 0) return;
+    if (!pending.dirty) return;
     try {
       this.readModels.save({
         revision: this.revision,
@@ -133,6 +141,7 @@ export class Projector {
         secretKey: this.state.secretKey,
         changes: pending.changes,
         versions: pending.versions,
+        requests: pending.requests,
       });
       this.pending = new Pending();
     } catch (error) {

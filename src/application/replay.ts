@@ -44,7 +44,7 @@ export function compare(rebuilt: ReadModelStore, stored: ReadModelStore): string
   const differences: string[] = [];
   const [a, b] = [rebuilt.lines()[Symbol.iterator](), stored.lines()[Symbol.iterator]()];
   let [x, y] = [a.next().value as Line | undefined, b.next().value as Line | undefined];
-  const tables = ['meta', 'counters', 'entries', 'tombstones', 'changes', 'versions'];
+  const tables = ['meta', 'counters', 'entries', 'tombstones', 'changes', 'versions', 'requests'];
   const order = (p: Line, q: Line) => tables.indexOf(p.table) - tables.indexOf(q.table) || compareKeys(p.key, q.key);
   while (x || y) {
     const step = !y ? -1 : !x ? 1 : order(x, y);

@@ -1,6 +1,4 @@
 import type { HistoryItem } from '../../projections/changes.js';
-import { decide } from '../domain/decide.js';
-import type { Effect } from '../domain/evolve.js';
 import { genesisEvents } from '../domain/genesis.js';
 import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../domain/resources.js';
 import type { EntryRecord } from '../domain/shared/collection.js';
@@ -13,21 +11,18 @@ import type { ReadModelStore } from '../read-models/port.js';
 import { Audit } from './audit.js';
 import { assertLogHolds } from './checkpoint.js';
 import { Feed } from './feed.js';
-import { prepare, type WriteRequest, type WriteRequestOf } from './prepare.js';
+import type { WriteRequestOf } from './prepare.js';
 import { CONFIG_STREAM, Projector } from './projector.js';
+import { RequestLog, WINDOW_MS } from './requests.js';
 import { assertMatches, keyFingerprint, StartRefused } from './secret-key.js';
 import { createSecretBox, type SecretBox } from './secrets.js';
+import { type Principal, type Refusal, TokenTable } from './tokens.js';
 import { type Caller, type Clock, Writer } from './writer.js';
+import { type WriteResult, Writes } from './writes.js';
 
 export type { Caller, Clock } from './writer.js';
 
-export interface WriteResult {
-  id: number;
-  /** The entry after the write; undefined after a hard delete. */
-  entry?: EntryRecord;
-  /** False when the write changed nothing and recorded no event. */
-  changed: boolean;
-}
+export type { Once, OnceOptions, WriteResult } from './writes.js';
 
 export interface ServiceDeps {
   store: EventStore;
@@ -67,6 +62,8 @@ export class ConfigService {
   readonly feed: Feed;
   private readonly writer: Writer;
   private secrets?: SecretBox;
+  private writes?: Writes;
+  private tokenTable?: TokenTable;
 
   constructor(private readonly deps: ServiceDeps) {
     this.projector = new Projector(deps.store, deps.readModels, deps.onBackgroundError);
@@ -88,7 +85,43 @@ export class ConfigService {
     else if (!this.state.secretKey) await this.recordLegacyKey(key);
     // Another instance may have written first, with its own key: this one must be the same.
     assertMatches(key, "this instance's key", this.state.secretKey!);
+    this.startIdentity(key);
     this.projector.follow(this.deps.onBackgroundError ?? (() => {}));
+  }
+
+  /** Tokens and Idempotency-Keys: indexes kept from the log, which need the key to open what is sealed. */
+  private startIdentity(key: Buffer): void {
+    const secrets = this.secrets!;
+    this.tokenTable = new TokenTable(() => this.state, secrets);
+    this.tokenTable.load();
+    this.projector.listen(this.tokenTable.update);
+    const requests = new RequestLog(secrets, key);
+    const since = new Date(this.deps.clock.now().getTime() - WINDOW_MS).toISOString();
+    requests.load(this.deps.readModels.requestsSince(since));
+    this.projector.listen(requests.update);
+    this.writes = new Writes({
+      writer: this.writer,
+      secrets,
+      readModels: this.deps.readModels,
+      requests,
+      clock: this.deps.clock,
+    });
+    this.fingerprintOf = (method, path, body) => requests.fingerprint(method, path, body);
+  }
+
+  /** Every write the service takes (once started). */
+  get write(): Writes {
+    return this.writes!;
+  }
+
+  /** A keyed digest of a request, for its Idempotency-Key (once started). */
+  fingerprintOf: (method: string, path: string, body: string) => string = () => {
+    throw new Error('the service is not started');
+  };
+
+  /** Who a bearer token stands for, or why it is refused. */
+  authenticate(token: string): Principal | Refusal {
+    return this.tokenTable!.authenticate(token, this.deps.clock.now());
   }
 
   async stop(): Promise<void> {
@@ -118,19 +151,9 @@ export class ConfigService {
     return this.deps.readModels.history(resource, id);
   }
 
+  /** A configuration write (see Writes.execute). */
   execute<R extends ResourceName>(request: WriteRequestOf<R>, caller: Caller): Promise<WriteResult> {
-    const { resource } = request;
-    return this.writer.submit({
-      caller,
-      decide: (state) => {
-        const deps = { secrets: this.secrets!, readModels: this.deps.readModels };
-        return decide(prepare(request as WriteRequest, state, deps), state);
-      },
-      answer: (state, effects: Effect[]) => {
-        const id = effects[0]?.id ?? ('id' in request ? request.id : undefined) ?? 0;
-        return { id, entry: state.collections[resource].get(id), changed: effects.length > 0 };
-      },
-    });
+    return this.write.execute(request, caller);
   }
 
   /** Appends system events while `needed` holds: another instance may have written them first. */

@@ -1,5 +1,5 @@
 import { type Effect, evolve, resourceOfEvent } from '../domain/evolve.js';
-import { resourceOf } from '../domain/resources.js';
+import { collectionOf } from '../domain/resources.js';
 import { Journal } from '../domain/shared/collection.js';
 import { type DomainEvent, EVENT_SCHEMA, type EventMetadata, type LoggedEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
@@ -23,6 +23,11 @@ export interface Job<T> {
   decide(state: ConfigState): DomainEvent[];
   /** The answer, read from the state right after this command's own events (before later ones). */
   answer(state: ConfigState, effects: Effect[]): T;
+  /**
+   * What to keep in the metadata of the command's last event (a RequestRecorded event when it has
+   * none), for a retry with the same Idempotency-Key; undefined: nothing.
+   */
+  remember?(answer: T): EventMetadata['idempotency'];
 }
 
 interface Queued {
@@ -50,6 +55,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export class Writer {
   private readonly queue: Queued[] = [];
+  private draining = false;
   private running?: Promise<void>;
 
   constructor(
@@ -61,19 +67,34 @@ export class Writer {
   submit<T>(job: Job<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ job, resolve: resolve as (value: unknown) => void, reject });
-      this.running ??= this.drain().finally(() => {
-        this.running = undefined;
-      });
+      if (this.draining) return;
+      this.draining = true;
+      this.running = this.drain();
     });
   }
 
   /** Resolves once every command submitted so far has its answer. */
   async idle(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.draining) await this.running;
   }
 
+  /**
+   * Runs batches until the queue is empty. The last look at the queue and the mark that no drain runs
+   * happen in one synchronous step: a command submitted in between would otherwise wait forever.
+   */
   private async drain(): Promise<void> {
-    while (this.queue.length > 0) await this.run(this.take());
+    try {
+      while (this.queue.length > 0) {
+        const batch = this.take();
+        try {
+          await this.run(batch);
+        } catch (error) {
+          for (const queued of batch) queued.reject(error);
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
   }
 
   private take(): Queued[] {
@@ -130,10 +151,19 @@ export class Writer {
   private decideOne(queued: Queued, state: ConfigState, journal: Journal): Decided {
     const mark = journal.mark();
     try {
-      const events = queued.job.decide(state);
-      const records = events.map((event) => this.record(event, queued.job.caller));
+      const { job } = queued;
+      const records = job.decide(state).map((event) => this.record(event, job.caller));
       const effects = records.flatMap((record) => evolve(state, this.logged(record, state.revision + 1), journal));
-      return { queued, records, answer: queued.job.answer(state, effects) };
+      const answer = job.answer(state, effects);
+      const note = job.remember?.(answer);
+      if (note) {
+        if (records.length === 0) {
+          records.push(this.record({ type: 'RequestRecorded', data: {} }, job.caller));
+          evolve(state, this.logged(records[0], state.revision + 1), journal);
+        }
+        (records[records.length - 1].metadata as unknown as EventMetadata).idempotency = note;
+      }
+      return { queued, records, answer };
     } catch (error) {
       journal.rollback(mark);
       return { queued, records: [], refusal: error };
@@ -143,7 +173,7 @@ export class Writer {
   private record(event: DomainEvent, caller: Caller): EventToAppend {
     const resource = resourceOfEvent(event.type);
     const id = event.data.id as number | undefined;
-    const entry = resource && id !== undefined ? `${resourceOf(resource).declaration.category}-${id}` : undefined;
+    const entry = resource && id !== undefined ? `${collectionOf(resource).declaration.category}-${id}` : undefined;
     const metadata: EventMetadata = {
       actor: caller.actor,
       request_id: caller.requestId,

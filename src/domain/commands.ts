@@ -1,6 +1,7 @@
 import type { RESOURCES, ResourceName } from './resources.js';
 import type { FieldsOf, InputOf } from './shared/declaration.js';
 import type { ExpectedVersion } from './shared/types.js';
+import type { TokenCommand } from './tokens/token.js';
 
 /** A resource's field values as a command carries them: checked, defaults applied, secrets sealed. */
 export type Fields<R extends ResourceName = ResourceName> = FieldsOf<(typeof RESOURCES)[R]>;
@@ -35,4 +36,4 @@ export type EntryCommandOf<R extends ResourceName> =
 
 export type EntryCommand = { [R in ResourceName]: EntryCommandOf<R> }[ResourceName];
 
-export type Command = EntryCommand;
+export type Command = EntryCommand | TokenCommand;

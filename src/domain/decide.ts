@@ -14,6 +14,7 @@ import {
 } from './shared/errors.js';
 import type { DomainEvent } from './shared/types.js';
 import type { ConfigState } from './state.js';
+import { decideToken } from './tokens/token.js';
 
 type Of<K extends EntryCommand['kind']> = Extract<EntryCommand, { kind: K }>;
 type Values = Record<string, unknown>;
@@ -137,6 +138,9 @@ export function decide(command: Command, state: ConfigState): DomainEvent[] {
       return decideDelete(command, state);
     case 'revert':
       return decideRevert(command, state);
+    case 'issueToken':
+    case 'revokeToken':
+      return decideToken(command, state);
     default:
       return assertNever(command);
   }

@@ -1,65 +1,11 @@
-import { RESOURCE_NAMES, type ResourceName, referencesTo, resourceOf } from './resources.js';
-import type { Collection, EntryRecord, Journal } from './shared/collection.js';
+import { type CollectionName, RESOURCE_NAMES, type ResourceName, referencesTo, resourceOf } from './resources.js';
+import type { EntryRecord, Journal } from './shared/collection.js';
 import type { Resource } from './shared/declaration.js';
+import { type Apply, change, type Effect, existing, FoldError, idOf, nextRevision, stamped } from './shared/effects.js';
 import type { LoggedEvent } from './shared/types.js';
 import type { ConfigState } from './state.js';
+import { TOKEN_EVENTS } from './tokens/token.js';
 import { upcast } from './upcast.js';
-
-/** One entry changed by an event: the event's own entry first, then the entries it changed in passing. */
-export interface Effect {
-  resource: ResourceName;
-  id: number;
-  /** The entry's revision in its own stream for this event (0 for its creation). */
-  revision: number;
-  /** Undefined before its creation (or while hard-deleted). */
-  before?: EntryRecord;
-  /** Undefined after a hard delete. */
-  after?: EntryRecord;
-}
-
-/** How an event type changes the state. */
-type Apply = (state: ConfigState, event: LoggedEvent, journal?: Journal) => Effect[];
-
-class FoldError extends Error {
-  override name = 'FoldError';
-}
-
-const idOf = (event: LoggedEvent) => event.data.id as number;
-
-/** The entry's next revision in its own stream: its version, or one past the delete that buried it. */
-function nextRevision(col: Collection, id: number): number {
-  const entry = col.get(id);
-  if (entry) return entry.version;
-  const tombstone = col.tombstone(id);
-  return tombstone ? tombstone.version + 1 : 0;
-}
-
-function existing(col: Collection, event: LoggedEvent): EntryRecord {
-  const entry = col.get(idOf(event));
-  if (!entry)
-    throw new FoldError(`${event.type} for ${col.resource.name}/${idOf(event)}, which the state does not hold`);
-  return entry;
-}
-
-/** Sets one entry and reports it as an effect. */
-function change(col: Collection, id: number, after: EntryRecord | undefined, journal: Journal | undefined): Effect {
-  const effect: Effect = {
-    resource: col.resource.name as ResourceName,
-    id,
-    revision: nextRevision(col, id),
-    before: col.get(id),
-    after,
-  };
-  col.put(id, after, journal);
-  return effect;
-}
-
-const stamped = (entry: EntryRecord, changes: Record<string, unknown>, at: string): EntryRecord => ({
-  ...entry,
-  ...changes,
-  version: entry.version + 1,
-  updated_at: at,
-});
 
 function created(resource: Resource): Apply {
   return (state, event, journal) => {
@@ -147,9 +93,19 @@ function secretKeyRecorded(state: ConfigState, event: LoggedEvent, journal?: Jou
   return [];
 }
 
+export type { Effect } from './shared/effects.js';
+
 /** Every event type and what it does: events are routed by this table, never by parsing their names. */
-const TABLE = new Map<string, Apply>([['SecretKeyRecorded', secretKeyRecorded]]);
-const RESOURCE_OF_EVENT = new Map<string, ResourceName>();
+const TABLE = new Map<string, Apply>([
+  ['SecretKeyRecorded', secretKeyRecorded],
+  // A request that changed nothing, kept for its Idempotency-Key (in its metadata): no effect on the state.
+  ['RequestRecorded', () => []],
+]);
+const RESOURCE_OF_EVENT = new Map<string, CollectionName>();
+for (const [type, apply] of Object.entries(TOKEN_EVENTS)) {
+  TABLE.set(type, apply);
+  RESOURCE_OF_EVENT.set(type, 'tokens');
+}
 for (const name of RESOURCE_NAMES) {
   const resource = resourceOf(name);
   const { events } = resource;
@@ -166,8 +122,8 @@ for (const name of RESOURCE_NAMES) {
   }
 }
 
-/** The resource whose entry an event is about (its `data.id`), or undefined for events about no entry. */
-export const resourceOfEvent = (type: string): ResourceName | undefined => RESOURCE_OF_EVENT.get(type);
+/** The collection whose entry an event is about (its `data.id`), or undefined for events about no entry. */
+export const resourceOfEvent = (type: string): CollectionName | undefined => RESOURCE_OF_EVENT.get(type);
 
 export const isKnownEvent = (type: string): boolean => TABLE.has(type);
 

@@ -6,6 +6,7 @@ import type { Link, Resource } from './shared/declaration.js';
 import { sshKeys } from './ssh-keys/resource.js';
 import { storageAreas } from './storage-areas/resource.js';
 import { tags } from './tags/resource.js';
+import { tokens } from './tokens/token.js';
 
 /** Every configuration resource, in the order lists and documents show them. */
 export const RESOURCES = {
@@ -29,10 +30,23 @@ export function resourceOf(name: string): Resource {
   return RESOURCES[name];
 }
 
+/** Everything the state keeps entries of: the configuration's resources, and the tokens. */
+export const COLLECTIONS = { ...RESOURCES, tokens } as const;
+export type CollectionName = keyof typeof COLLECTIONS;
+export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
+
+export const isCollectionName = (name: string): name is CollectionName => Object.hasOwn(COLLECTIONS, name);
+
+/** Any collection by its name, as the fold and the read models see it. */
+export function collectionOf(name: string): Resource {
+  if (!isCollectionName(name)) throw new Error(`unknown collection ${name}`);
+  return COLLECTIONS[name];
+}
+
 /** Every reference to `target`, from whichever resource declares it. */
-export function referencesTo(target: ResourceName): Link[] {
-  return RESOURCE_NAMES.flatMap((name) =>
-    RESOURCES[name].references.filter((link) => link.reference.target === target),
+export function referencesTo(target: CollectionName): Link[] {
+  return COLLECTION_NAMES.flatMap((name) =>
+    COLLECTIONS[name].references.filter((link) => link.reference.target === target),
   );
 }
 

@@ -1,4 +1,4 @@
-import { RESOURCE_NAMES, RESOURCES, type ResourceName } from './resources.js';
+import { COLLECTION_NAMES, type CollectionName, collectionOf } from './resources.js';
 import { Collection } from './shared/collection.js';
 
 /** The fingerprint of the key secrets are sealed under, as the log last recorded it. */
@@ -11,11 +11,11 @@ export interface RecordedKey {
 export interface ConfigState {
   /** The revision of the last event folded in; -1 before the first. */
   revision: number;
-  collections: { [R in ResourceName]: Collection };
+  collections: { [C in CollectionName]: Collection };
   secretKey?: RecordedKey;
 }
 
 export function emptyState(): ConfigState {
-  const collections = Object.fromEntries(RESOURCE_NAMES.map((name) => [name, new Collection(RESOURCES[name])]));
+  const collections = Object.fromEntries(COLLECTION_NAMES.map((name) => [name, new Collection(collectionOf(name))]));
   return { revision: -1, collections: collections as ConfigState['collections'] };
 }

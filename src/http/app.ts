@@ -1,12 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
-import Koa, { type Context, type Next } from 'koa';
+import Koa, { type Context } from 'koa';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import type { Logger } from 'pino';
 import type { ConfigService } from '../application/service.js';
+import type { AccessSettings } from '../config.js';
 import { isResourceName } from '../domain/resources.js';
 import { WriteValidator } from '../schemas/validator.js';
 import { errorHandler, methodNotAllowed, unknownResource, unknownRoute } from './errors.js';
+import { type Access, authorize, identify } from './identity.js';
+import { accessLog, cors, hardening, requestContext, trailingSlash } from './middleware.js';
 import { refuseQuery } from './request.js';
 import { changeStream, changes, diff, KEEP_ALIVE_MS } from './routes/audit.js';
 import {
@@ -18,51 +20,20 @@ import {
   ROUTES,
 } from './routes/descriptors.js';
 import { HANDLERS } from './routes/handlers.js';
+import { issueToken, listTokens, revokeToken, whoami } from './routes/tokens.js';
 
 export interface AppDeps {
   service: ConfigService;
   logger: Logger;
   openapi: OpenAPIObject;
+  /** Who may do what without a token, and CORS; the defaults of a service on a loopback address. */
+  access?: AccessSettings;
   /** How often the live feed sends a comment while nothing happens (tests shorten it). */
   keepAliveMs?: number;
+  now?: () => Date;
 }
 
-const REQUEST_ID = /^[\w.:@/+=-]{1,200}$/;
-
-/** `X-Request-ID` from the client when it is a sane token, else a new one; echoed on every response. */
-async function requestContext(ctx: Context, next: Next) {
-  const sent = ctx.get('X-Request-ID');
-  ctx.state.requestId = REQUEST_ID.test(sent) ? sent : randomUUID();
-  ctx.state.actor = 'anonymous'; // no credentials yet: bearer tokens will set it
-  ctx.set('X-Request-ID', ctx.state.requestId);
-  await next();
-}
-
-function accessLog(logger: Logger) {
-  return async (ctx: Context, next: Next) => {
-    const started = performance.now();
-    try {
-      await next();
-    } finally {
-      // Method, path and status only: bodies (and so secrets) are never logged.
-      logger.info(
-        {
-          request_id: ctx.state.requestId,
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-        },
-        'request',
-      );
-    }
-  };
-}
-
-async function trailingSlash(ctx: Context, next: Next) {
-  if (ctx.path.length > 1 && ctx.path.endsWith('/')) ctx.path = ctx.path.replace(/\/+$/, '') || '/';
-  await next();
-}
+type Handle = (ctx: Context) => unknown;
 
 function notFound(ctx: Context) {
   const rest = ctx.path.startsWith(`${CONFIG_BASE}/`) ? ctx.path.slice(CONFIG_BASE.length + 1) : undefined;
@@ -71,12 +42,16 @@ function notFound(ctx: Context) {
   throw unknownRoute(ctx.path);
 }
 
-/** The routes about the whole configuration or the API itself. */
-function apiHandlers({ service, openapi, keepAliveMs }: AppDeps): Record<ApiRouteKind, (ctx: Context) => unknown> {
+/** The routes about the whole configuration, the tokens, or the API itself. */
+function apiHandlers({ service, openapi, keepAliveMs, now = () => new Date() }: AppDeps): Record<ApiRouteKind, Handle> {
   return {
     changes: (ctx) => changes(ctx, service),
     changeStream: (ctx) => changeStream(ctx, service, keepAliveMs ?? KEEP_ALIVE_MS),
     diff: (ctx) => diff(ctx, service),
+    whoami,
+    listTokens: (ctx) => listTokens(ctx, service),
+    issueToken: (ctx) => issueToken(ctx, service, now),
+    revokeToken: (ctx) => revokeToken(ctx, service),
     openApi: (ctx) => {
       refuseQuery(ctx);
       ctx.body = openapi;
@@ -84,22 +59,34 @@ function apiHandlers({ service, openapi, keepAliveMs }: AppDeps): Record<ApiRout
   };
 }
 
-export function createApp(deps: AppDeps): Koa {
-  const { service, logger } = deps;
-  const app = new Koa();
+/** Identifies the caller (a bad token is a 401, never anonymous) and checks the route's access. */
+function guarded(access: Access, handle: Handle, deps: AppDeps): Handle {
+  const anonymousRole = deps.access?.anonymousRole ?? 'writer';
+  return (ctx) => {
+    if (access !== 'open') {
+      const principal = identify(ctx, deps.service, anonymousRole);
+      ctx.state.principal = principal;
+      ctx.state.actor = principal.actor;
+      authorize(principal, access);
+    }
+    return handle(ctx);
+  };
+}
+
+function routes(deps: AppDeps): Router {
   const router = new Router();
-  const handlerDeps = { service, validator: new WriteValidator() };
+  const handlerDeps = { service: deps.service, validator: new WriteValidator() };
   const byPath = new Map<string, Method[]>();
-  const mount = (openApiPath: string, method: Method, handle: (ctx: Context) => unknown) => {
+  const mount = (openApiPath: string, method: Method, access: Access, handle: Handle) => {
     const path = openApiPath.replace('{id}', ':id');
     byPath.set(path, [...(byPath.get(path) ?? []), method]);
-    router.register(path, [method], handle as (ctx: Context) => Promise<void>);
+    router.register(path, [method], guarded(access, handle, deps) as (ctx: Context) => Promise<void>);
   };
   for (const route of ROUTES) {
-    mount(route.path, route.method, (ctx) => HANDLERS[route.kind](ctx, route.resource, handlerDeps));
+    mount(route.path, route.method, route.access, (ctx) => HANDLERS[route.kind](ctx, route.resource, handlerDeps));
   }
   const api = apiHandlers(deps);
-  for (const route of API_ROUTES) mount(route.path, route.method, api[route.kind]);
+  for (const route of API_ROUTES) mount(route.path, route.method, route.access, api[route.kind]);
   for (const [path, methods] of byPath) {
     router.all(path, (ctx: Context) => {
       const allow = allowedMethods(methods);
@@ -108,11 +95,18 @@ export function createApp(deps: AppDeps): Koa {
       ctx.status = 204;
     });
   }
+  return router;
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa();
   app.use(requestContext);
-  app.use(accessLog(logger));
-  app.use(errorHandler(logger));
+  app.use(accessLog(deps.logger));
+  app.use(hardening);
+  app.use(cors(deps.access?.corsOrigins ?? []));
+  app.use(errorHandler(deps.logger));
   app.use(trailingSlash);
-  app.use(router.routes());
+  app.use(routes(deps).routes());
   app.use(notFound);
   return app;
 }

@@ -8,6 +8,11 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 
 /** The JSON object a POST, PUT or PATCH carries; anything else is a 4xx before it reaches a handler. */
 export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
+  return (await readJson(ctx)).value;
+}
+
+/** The JSON object and its text as received (an Idempotency-Key's fingerprint is taken over the text). */
+export async function readJson(ctx: Context): Promise<{ value: Record<string, unknown>; raw: string }> {
   const contentType = ctx.get('Content-Type');
   const [mediaType, ...parameters] = contentType.split(';').map((p) => p.trim());
   if (!JSON_TYPE.test(mediaType ?? '')) throw unsupportedMediaType(contentType);
@@ -34,5 +39,5 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw invalidJson('the body must be a JSON object');
-  return value as Record<string, unknown>;
+  return { value: value as Record<string, unknown>, raw: text };
 }

@@ -28,8 +28,12 @@ export const unsupportedMediaType = (type: string) =>
     `send JSON (application/json), not "${type.slice(0, 80) || 'nothing'}"`,
   );
 
+export const invalidHeader = (detail: string) => new RequestError(400, 'invalid_header', detail);
+
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
   409: 'Conflict',
@@ -44,8 +48,10 @@ const TITLES: Record<number, string> = {
 export const problemType = (code: string) => `urn:pmacontrol:config:problem:${code}`;
 
 function render(ctx: Context, status: number, code: string, detail: string, extra: Record<string, unknown> = {}): void {
-  const { allow, ...fields } = extra;
+  const { allow, challenge, ...fields } = extra;
   if (Array.isArray(allow)) ctx.set('Allow', allow.join(', '));
+  if (typeof challenge === 'string') ctx.set('WWW-Authenticate', challenge);
+  ctx.state.errorCode = code;
   ctx.status = status;
   ctx.type = 'application/problem+json';
   ctx.body = {

@@ -1,10 +1,18 @@
-import { type OpenAPIObject, OpenApiBuilder, type OperationObject } from 'openapi3-ts/oas31';
+import {
+  type OpenAPIObject,
+  OpenApiBuilder,
+  type OperationObject,
+  type ResponsesObject,
+  type SchemaObject,
+} from 'openapi3-ts/oas31';
 import { RESOURCE_NAMES, resourceOf } from '../domain/resources.js';
+import type { Access } from '../http/identity.js';
 import { API_ROUTES, ROUTES } from '../http/routes/descriptors.js';
 import { apiOperation } from './api-operations.js';
 import { sharedComponents } from './components.js';
-import { configOperation } from './config-operations.js';
+import { configOperation, problems } from './config-operations.js';
 import { documentedEntrySchema, documentedWriteSchema } from './examples.js';
+import { TOKEN_SCHEMA } from './identity-operations.js';
 
 const DESCRIPTION = [
   'Inventory of a MariaDB/MySQL monitoring platform. Every accepted write is stored as a domain event; reads',
@@ -15,8 +23,35 @@ const DESCRIPTION = [
   '`X-Request-ID`. Errors are `application/problem+json` with `code` and `error` (= `detail`); 500 `internal`',
   'is never the answer to client input.',
   '',
-  'Authentication: none yet; every request acts as `anonymous` (recorded as the event actor).',
+  'Authentication: `Authorization: Bearer <token>` (tokens: `pmc_` and 43 characters, issued by an admin). The',
+  "token's name is the actor recorded on every event its requests cause. Without a token the caller is",
+  '`anonymous`, with the role ANONYMOUS_ROLE gives it (by default writer when the service listens on a loopback',
+  'address only, reader otherwise); a bad token is a 401, never anonymous. Roles: reader (every GET),',
+  'writer (+ configuration writes, revert), admin (+ tokens, import).',
 ].join('\n');
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * What a route's access adds to its operation: who may call it (a bearer token, or anonymous with a
+ * role enough), its 401 and 403, and the Idempotency-Key of writes.
+ */
+function secured(operation: OperationObject, access: Access, method: string): OperationObject {
+  if (access === 'open') return { ...operation, security: [] };
+  const refusals = problems('Unauthorized', ...(access === 'identified' ? [] : ['Forbidden']));
+  const responses: ResponsesObject = { ...operation.responses, ...refusals };
+  const parameters = [...(operation.parameters ?? [])];
+  if (WRITES.has(method)) {
+    const key = { $ref: '#/components/parameters/IdempotencyKey' };
+    if (!parameters.some((p) => '$ref' in p && p.$ref === key.$ref)) parameters.push(key);
+    for (const [status, response] of Object.entries(responses)) {
+      if (!status.startsWith('2') || '$ref' in response) continue;
+      const replayed = { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } };
+      responses[status] = { ...response, headers: { ...response.headers, ...replayed } };
+    }
+  }
+  return { ...operation, parameters, responses, security: [{ bearer: [] }, {}] };
+}
 
 /** The OpenAPI 3.1 document, built from the same route descriptors and resource declarations the service runs on. */
 export function buildOpenApi(version: string): OpenAPIObject {
@@ -29,8 +64,8 @@ export function buildOpenApi(version: string): OpenAPIObject {
       license: { name: 'GPL-3.0-or-later', identifier: 'GPL-3.0-or-later' },
     },
     servers: [{ url: 'http://127.0.0.1:8080', description: 'the default local instance' }],
-    // No authentication yet: stated explicitly rather than left undefined.
-    security: [],
+    // A bearer token, or none: what anonymous may do depends on ANONYMOUS_ROLE.
+    security: [{ bearer: [] }, {}],
     paths: {},
     components: sharedComponents(),
   });
@@ -44,12 +79,18 @@ export function buildOpenApi(version: string): OpenAPIObject {
     }
   }
   const paths: Record<string, Record<string, OperationObject>> = {};
-  for (const route of ROUTES)
-    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: configOperation(route) };
-  for (const route of API_ROUTES)
-    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: apiOperation(route) };
+  const add = (route: { path: string; method: string; access: Access }, operation: OperationObject) => {
+    paths[route.path] = {
+      ...paths[route.path],
+      [route.method.toLowerCase()]: secured(operation, route.access, route.method),
+    };
+  };
+  for (const route of ROUTES) add(route, configOperation(route));
+  for (const route of API_ROUTES) add(route, apiOperation(route));
+  builder.addSchema('Token', TOKEN_SCHEMA as SchemaObject);
   for (const [path, operations] of Object.entries(paths)) builder.addPath(path, operations);
   builder.addTag({ name: 'audit', description: 'The change log, time travel, differences and the live feed' });
+  builder.addTag({ name: 'identity', description: 'Who is asking: tokens, roles' });
   builder.addTag({ name: 'meta', description: 'The API itself' });
   return builder.getSpec();
 }

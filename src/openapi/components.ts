@@ -28,8 +28,21 @@ export const PROBLEMS: Record<
   BadRequest: {
     status: 400,
     code: 'invalid_json',
-    description: 'invalid_json, invalid_id or invalid_query',
+    description: 'invalid_json, invalid_id, invalid_query or invalid_header (a malformed Idempotency-Key)',
     detail: 'the body is not valid JSON',
+  },
+  Unauthorized: {
+    status: 401,
+    code: 'unauthorized',
+    description:
+      'a malformed, unknown, expired or revoked token (never a fall-back to anonymous), or no token where the anonymous role is none',
+    detail: 'the token was revoked',
+  },
+  Forbidden: {
+    status: 403,
+    code: 'forbidden',
+    description: "the caller's role is not enough",
+    detail: 'this needs the writer role; ci-reader has reader',
   },
   NotFound: {
     status: 404,
@@ -40,7 +53,8 @@ export const PROBLEMS: Record<
   Conflict: {
     status: 409,
     code: 'conflict',
-    description: 'conflict (uniqueness, taken id), in_use (dependents listed) or delete_guarded',
+    description:
+      'conflict (uniqueness, taken id, or a request with the same Idempotency-Key still in flight), in_use (dependents listed) or delete_guarded',
     detail: 'tag name "galera" is already used by id 3',
     schema: 'ConflictProblem',
   },
@@ -65,7 +79,7 @@ export const PROBLEMS: Record<
   ValidationFailed: {
     status: 422,
     code: 'validation_failed',
-    description: 'field errors, each with its field',
+    description: 'validation_failed (field errors, each with its field) or idempotency_key_reused',
     detail: 'name: is required',
     schema: 'ValidationProblem',
   },
@@ -93,9 +107,11 @@ function problemResponse(name: string): ResponseObject {
     error: p.detail,
   };
   if (p.schema === 'ValidationProblem') example.errors = [{ field: 'name', code: 'required', message: 'is required' }];
+  const challenge: Record<string, { $ref: string }> =
+    p.status === 401 ? { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } } : {};
   return {
     description: p.description,
-    headers: { 'X-Request-ID': { $ref: '#/components/headers/XRequestId' } },
+    headers: { 'X-Request-ID': { $ref: '#/components/headers/XRequestId' }, ...challenge },
     content: {
       'application/problem+json': { schema: { $ref: `#/components/schemas/${p.schema ?? 'Problem'}` }, example },
     },
@@ -214,6 +230,18 @@ const SCHEMAS: Record<string, SchemaObject> = {
 };
 
 const PARAMETERS: ComponentsObject['parameters'] = {
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'makes a retry safe: within 24 hours, the same key (per actor) with the same method, path and body gets the ' +
+      'first answer again, byte for byte, with Idempotent-Replayed: true, and records nothing; with another method, ' +
+      'path or body it is a 422 idempotency_key_reused; while the first is processed, a 409. Keys survive restarts ' +
+      'and are honoured by every instance; a request that failed is not recorded.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+    example: 'deploy-42-server-db1',
+  },
   Id: {
     name: 'id',
     in: 'path',
@@ -247,6 +275,15 @@ const PARAMETERS: ComponentsObject['parameters'] = {
 };
 
 const HEADERS: ComponentsObject['headers'] = {
+  IdempotentReplayed: {
+    description: 'true when this is the recorded answer to an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  WWWAuthenticate: {
+    description: 'the bearer challenge',
+    schema: { type: 'string' },
+    example: 'Bearer realm="pmacontrol-config", error="invalid_token"',
+  },
   XRequestId: requestIdHeader,
   ETag: { description: 'the entry version, quoted', schema: { type: 'string' }, example: '"1"' },
   Location: { description: 'the created entry', schema: { type: 'string' } },
@@ -254,5 +291,12 @@ const HEADERS: ComponentsObject['headers'] = {
 
 export function sharedComponents(): ComponentsObject {
   const responses = Object.fromEntries(Object.keys(PROBLEMS).map((name) => [name, problemResponse(name)]));
-  return structuredClone({ schemas: SCHEMAS, parameters: PARAMETERS, headers: HEADERS, responses });
+  const securitySchemes: ComponentsObject['securitySchemes'] = {
+    bearer: {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'a token issued by POST /fr/api/tokens or `pmacontrol-config token create`: pmc_ and 43 characters',
+    },
+  };
+  return structuredClone({ schemas: SCHEMAS, parameters: PARAMETERS, headers: HEADERS, responses, securitySchemes });
 }

@@ -1,5 +1,5 @@
-import type { ChangeItem, ChangeRow, HistoryItem, VersionRow } from '../../projections/changes.js';
-import type { ResourceName } from '../domain/resources.js';
+import type { ChangeItem, ChangeRow, HistoryItem, RequestRow, VersionRow } from '../../projections/changes.js';
+import type { CollectionName, ResourceName } from '../domain/resources.js';
 import type { EntryRecord, Tombstone } from '../domain/shared/collection.js';
 import type { ConfigState, RecordedKey } from '../domain/state.js';
 
@@ -15,7 +15,7 @@ export interface StoredSnapshot {
 
 /** One entry as it is after a batch: present, or hard-deleted. */
 export interface EntryState {
-  resource: ResourceName;
+  resource: CollectionName;
   id: number;
   entry?: EntryRecord;
   tombstone?: Tombstone;
@@ -27,10 +27,11 @@ export interface ProjectionBatch {
   digest: string;
   highWaterAt: string;
   entries: EntryState[];
-  lastIds: Partial<Record<ResourceName, number>>;
+  lastIds: Partial<Record<CollectionName, number>>;
   secretKey?: RecordedKey;
   changes: ChangeRow[];
   versions: VersionRow[];
+  requests: RequestRow[];
 }
 
 /** What the change log can be asked for; every member is optional and they combine with AND. */
@@ -82,6 +83,8 @@ export interface ReadModelStore extends AuditReader {
   readonly location: string;
   load(): StoredSnapshot;
   save(batch: ProjectionBatch): void;
+  /** The requests kept for their Idempotency-Key since `at` (ISO UTC). */
+  requestsSince(at: string): Iterable<RequestRow>;
   /** Every row, table by table in key order, as comparable lines (replay compares two stores with it). */
   lines(): Iterable<{ table: string; key: string; value: string }>;
   /** The whole-list snapshots kept to answer `listAt` quickly, for replay to check by content. */

@@ -89,11 +89,11 @@ it('rows: a change per event, a version per entry changed, diffs with before and
     { type: 'ServerUpdated', data: { id: 1, changes: { passwd: 'v1:other', port: 1 } } },
   ]);
   const first = rowsOf(created, evolve(state, created), created.metadata.at);
-  const { position, resource, entry_id, data } = first.change;
+  const { position, resource, entry_id, data } = first.change!;
   assert.equal([position, resource, entry_id, data.passwd], [1, 'servers', 1, '[redacted]']);
   assert.ok(first.versions[0].snapshot, 'a creation keeps a snapshot');
   const second = rowsOf(changed, evolve(state, changed), changed.metadata.at);
-  assert.equal(second.change.data, { id: 1, changes: { passwd: '[redacted]', port: 1 } });
+  assert.equal(second.change!.data, { id: 1, changes: { passwd: '[redacted]', port: 1 } });
   assert.equal(second.versions[0].diff, [
     { field: 'port', before: 3306, after: 1 },
     { field: 'passwd', before: 'v1:sealed', after: 'v1:other' },

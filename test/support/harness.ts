@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
 import { assertMatches } from '../../src/application/secret-key.js';
 import { type Clock, ConfigService } from '../../src/application/service.js';
+import type { AccessSettings } from '../../src/config.js';
 import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
 import type { EventStore } from '../../src/event-store/port.js';
 import { createApp } from '../../src/http/app.js';
@@ -57,12 +58,13 @@ export interface HarnessOptions {
   store?: EventStore;
   readModels?: ReadModelStore;
   secretKey?: Buffer;
+  /** Who may do what without a token, and CORS; default: anonymous writer, no CORS. */
+  access?: AccessSettings;
 }
 
-/** The service on the in-memory store (unless given another), served by `app.callback()` on 127.0.0.1, port 0. */
-export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const logs: string[] = [];
-  const logger: Logger = pino(
+/** A logger whose lines land in `logs`. */
+const collectingLogger = (logs: string[]): Logger =>
+  pino(
     { level: 'info' },
     new Writable({
       write: (chunk, _enc, done) => {
@@ -71,6 +73,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       },
     }),
   );
+
+/** The service on the in-memory store (unless given another), served by `app.callback()` on 127.0.0.1, port 0. */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const logs: string[] = [];
+  const logger = collectingLogger(logs);
   const store = options.store ?? new InMemoryEventStore();
   const readModels = options.readModels ?? new SqliteReadModelStore(':memory:');
   const key = options.secretKey ?? randomBytes(32);
@@ -85,7 +92,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     onBackgroundError: (error) => logs.push(`background error: ${error.message}`),
   });
   await service.start();
-  const app = createApp({ service, logger, openapi: buildOpenApi('test'), keepAliveMs: options.keepAliveMs });
+  const app = createApp({
+    service,
+    logger,
+    openapi: buildOpenApi('test'),
+    keepAliveMs: options.keepAliveMs,
+    access: options.access,
+  });
   const server: Server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -19,6 +19,8 @@ export interface EventMetadata {
   entry?: string;
   /** The event schema version it was written with; absent before version 2. */
   schema?: number;
+  /** On the last event of a request sent with an Idempotency-Key: the key, and its sealed answer. */
+  idempotency?: { key: string; fingerprint: string; response: string };
 }
 
 /** An event as the fold reads it: its place in the log and its metadata. */

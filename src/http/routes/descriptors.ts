@@ -1,11 +1,20 @@
 import { RESOURCE_NAMES, type ResourceName } from '../../domain/resources.js';
+import type { Access } from '../identity.js';
 
 export const API_BASE = '/fr/api';
 export const CONFIG_BASE = `${API_BASE}/config`;
 export const OPENAPI_PATH = `${API_BASE}/openApi`;
 
 export type RouteKind = 'list' | 'read' | 'create' | 'replace' | 'patch' | 'delete' | 'history' | 'revert';
-export type ApiRouteKind = 'changes' | 'changeStream' | 'diff' | 'openApi';
+export type ApiRouteKind =
+  | 'changes'
+  | 'changeStream'
+  | 'diff'
+  | 'openApi'
+  | 'whoami'
+  | 'listTokens'
+  | 'issueToken'
+  | 'revokeToken';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One route of a configuration resource: what the router mounts and what the OpenAPI builder documents. */
@@ -15,6 +24,7 @@ export interface RouteDescriptor {
   /** OpenAPI form: `/fr/api/config/tags/{id}`. */
   path: string;
   resource: ResourceName;
+  access: Access;
 }
 
 /** One route about the whole configuration or the API itself. */
@@ -22,28 +32,41 @@ export interface ApiRouteDescriptor {
   kind: ApiRouteKind;
   method: Method;
   path: string;
+  access: Access;
 }
 
-const SHAPES: [RouteKind, Method, string][] = [
-  ['list', 'GET', ''],
-  ['create', 'POST', ''],
-  ['read', 'GET', '/{id}'],
-  ['replace', 'PUT', '/{id}'],
-  ['patch', 'PATCH', '/{id}'],
-  ['delete', 'DELETE', '/{id}'],
-  ['history', 'GET', '/{id}/history'],
-  ['revert', 'POST', '/{id}/revert'],
+const SHAPES: [RouteKind, Method, string, Access][] = [
+  ['list', 'GET', '', 'reader'],
+  ['create', 'POST', '', 'writer'],
+  ['read', 'GET', '/{id}', 'reader'],
+  ['replace', 'PUT', '/{id}', 'writer'],
+  ['patch', 'PATCH', '/{id}', 'writer'],
+  ['delete', 'DELETE', '/{id}', 'writer'],
+  ['history', 'GET', '/{id}/history', 'reader'],
+  ['revert', 'POST', '/{id}/revert', 'writer'],
 ];
 
 export const ROUTES: RouteDescriptor[] = RESOURCE_NAMES.flatMap((resource) =>
-  SHAPES.map(([kind, method, suffix]) => ({ kind, method, resource, path: `${CONFIG_BASE}/${resource}${suffix}` })),
+  SHAPES.map(([kind, method, suffix, access]) => ({
+    kind,
+    method,
+    resource,
+    access,
+    path: `${CONFIG_BASE}/${resource}${suffix}`,
+  })),
 );
 
+export const TOKENS_PATH = `${API_BASE}/tokens`;
+
 export const API_ROUTES: ApiRouteDescriptor[] = [
-  { kind: 'changes', method: 'GET', path: `${API_BASE}/changes` },
-  { kind: 'changeStream', method: 'GET', path: `${API_BASE}/changes/stream` },
-  { kind: 'diff', method: 'GET', path: `${API_BASE}/diff` },
-  { kind: 'openApi', method: 'GET', path: OPENAPI_PATH },
+  { kind: 'changes', method: 'GET', path: `${API_BASE}/changes`, access: 'reader' },
+  { kind: 'changeStream', method: 'GET', path: `${API_BASE}/changes/stream`, access: 'reader' },
+  { kind: 'diff', method: 'GET', path: `${API_BASE}/diff`, access: 'reader' },
+  { kind: 'whoami', method: 'GET', path: `${API_BASE}/whoami`, access: 'identified' },
+  { kind: 'listTokens', method: 'GET', path: TOKENS_PATH, access: 'admin' },
+  { kind: 'issueToken', method: 'POST', path: TOKENS_PATH, access: 'admin' },
+  { kind: 'revokeToken', method: 'DELETE', path: `${TOKENS_PATH}/{id}`, access: 'admin' },
+  { kind: 'openApi', method: 'GET', path: OPENAPI_PATH, access: 'open' },
 ];
 
 /** Methods answered on a path: HEAD wherever GET is, OPTIONS everywhere. */

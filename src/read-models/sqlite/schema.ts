@@ -1,5 +1,5 @@
 /** Raised when the layout of the tables changes: older read models are dropped and rebuilt from the log. */
-export const LAYOUT = 3;
+export const LAYOUT = 4;
 
 export const TABLES = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -14,6 +14,8 @@ CREATE TABLE IF NOT EXISTS changes (position INTEGER PRIMARY KEY, type TEXT NOT 
 CREATE TABLE IF NOT EXISTS versions (resource TEXT NOT NULL, entry_id INTEGER NOT NULL, revision INTEGER NOT NULL,
   position INTEGER NOT NULL, diff TEXT NOT NULL, deleted INTEGER NOT NULL, snapshot TEXT,
   PRIMARY KEY (resource, entry_id, revision)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS requests (actor TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
+  response TEXT NOT NULL, at TEXT NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (actor, key)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS list_snapshots (resource TEXT NOT NULL, position INTEGER NOT NULL, id INTEGER NOT NULL,
   doc TEXT NOT NULL, PRIMARY KEY (resource, position, id)) WITHOUT ROWID;`;
 
@@ -28,4 +30,5 @@ CREATE INDEX IF NOT EXISTS changes_type ON changes (type, position);
 CREATE INDEX IF NOT EXISTS changes_entry ON changes (resource, entry_id, position);
 CREATE INDEX IF NOT EXISTS changes_time ON changes (hw_at, position);
 CREATE INDEX IF NOT EXISTS versions_position ON versions (position);
-CREATE INDEX IF NOT EXISTS versions_resource ON versions (resource, position);`;
+CREATE INDEX IF NOT EXISTS versions_resource ON versions (resource, position);
+CREATE INDEX IF NOT EXISTS requests_time ON requests (at);`;

@@ -1,7 +1,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import type { ChangeItem, HistoryItem, VersionRow } from '../../../projections/changes.js';
-import { RESOURCE_NAMES, type ResourceName } from '../../domain/resources.js';
+import type { ChangeItem, HistoryItem, RequestRow, VersionRow } from '../../../projections/changes.js';
+import { COLLECTION_NAMES, type CollectionName, type ResourceName } from '../../domain/resources.js';
 import type { EntryRecord } from '../../domain/shared/collection.js';
 import { emptyState } from '../../domain/state.js';
 import type { ChangeQuery, EntryThen, ProjectionBatch, ReadModelStore, StoredSnapshot } from '../port.js';
@@ -42,6 +42,11 @@ function statements(db: Database.Database) {
       `INSERT OR IGNORE INTO versions (resource, entry_id, revision, position, diff, deleted, snapshot)
        VALUES (@resource, @entry_id, @revision, @position, @diff, @deleted, @snapshot)`,
     ),
+    request: db.prepare(
+      `INSERT OR REPLACE INTO requests (actor, key, fingerprint, response, at, position)
+       VALUES (@actor, @key, @fingerprint, @response, @at, @position)`,
+    ),
+    requestsSince: db.prepare<[string], RequestRow>('SELECT * FROM requests WHERE at >= ?'),
     listSnapshot: db.prepare(
       'INSERT OR IGNORE INTO list_snapshots (resource, position, id, doc) SELECT resource, ?, id, doc FROM entries WHERE resource = ?',
     ),
@@ -56,6 +61,7 @@ const COMPARED: [string, string[], string[]][] = [
   ['tombstones', ['resource', 'id'], ['version', 'created_at']],
   ['changes', ['position'], ['type', 'at', 'hw_at', 'actor', 'request_id', 'resource', 'entry_id', 'data']],
   ['versions', ['resource', 'entry_id', 'revision'], ['position', 'diff', 'deleted', 'snapshot']],
+  ['requests', ['actor', 'key'], ['fingerprint', 'at', 'position']],
 ];
 
 /**
@@ -126,18 +132,18 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   private read(): StoredSnapshot {
     const state = emptyState();
-    const rows = this.db.prepare<[], { resource: ResourceName; doc: string }>('SELECT resource, doc FROM entries');
+    const rows = this.db.prepare<[], { resource: CollectionName; doc: string }>('SELECT resource, doc FROM entries');
     for (const row of rows.iterate()) {
       const entry = JSON.parse(row.doc) as EntryRecord;
       state.collections[row.resource].put(entry.id, entry);
     }
-    const buried = this.db.prepare<[], { resource: ResourceName; id: number; version: number; created_at: string }>(
+    const buried = this.db.prepare<[], { resource: CollectionName; id: number; version: number; created_at: string }>(
       'SELECT resource, id, version, created_at FROM tombstones',
     );
     for (const row of buried.iterate()) state.collections[row.resource].bury(row.id, row);
-    const counters = this.db.prepare<[], { resource: ResourceName; last_id: number }>('SELECT * FROM counters').all();
+    const counters = this.db.prepare<[], { resource: CollectionName; last_id: number }>('SELECT * FROM counters').all();
     for (const row of counters) {
-      if (RESOURCE_NAMES.includes(row.resource)) state.collections[row.resource].raiseLastId(row.last_id);
+      if (COLLECTION_NAMES.includes(row.resource)) state.collections[row.resource].raiseLastId(row.last_id);
     }
     const secretKey = this.meta('secret_key');
     if (secretKey) state.secretKey = JSON.parse(secretKey);
@@ -158,6 +164,7 @@ export class SqliteReadModelStore implements ReadModelStore {
           const snapshot = row.snapshot ? JSON.stringify(row.snapshot) : null;
           this.sql.version.run({ ...row, diff: JSON.stringify(row.diff), deleted: row.deleted ? 1 : 0, snapshot });
         }
+        for (const row of batch.requests) this.sql.request.run(row);
         this.snapshotLists(batch.versions, batch.revision + 1);
         if (batch.secretKey) this.sql.setMeta.run('secret_key', JSON.stringify(batch.secretKey));
         this.sql.setMeta.run('checkpoint', String(batch.revision));
@@ -197,6 +204,10 @@ export class SqliteReadModelStore implements ReadModelStore {
       const size = this.sql.listSnapshot.run(position, resource).changes;
       this.sql.setMeta.run(`list:${resource}`, JSON.stringify({ rows: 0, size }));
     }
+  }
+
+  requestsSince(at: string): Iterable<RequestRow> {
+    return this.sql.requestsSince.iterate(at);
   }
 
   history(resource: ResourceName, id: number): HistoryItem[] {

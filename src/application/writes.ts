@@ -1,0 +1,132 @@
+import { decide } from '../domain/decide.js';
+import type { Effect } from '../domain/evolve.js';
+import type { ResourceName } from '../domain/resources.js';
+import type { EntryRecord } from '../domain/shared/collection.js';
+import type { DomainEvent } from '../domain/shared/types.js';
+import type { ConfigState } from '../domain/state.js';
+import type { Role } from '../domain/tokens/token.js';
+import type { ReadModelStore } from '../read-models/port.js';
+import { prepare, type WriteRequest, type WriteRequestOf } from './prepare.js';
+import type { Idempotency, RecordedResponse, RequestLog } from './requests.js';
+import type { SecretBox } from './secrets.js';
+import { generateToken, tokenDigest } from './tokens.js';
+import type { Caller, Clock, Writer } from './writer.js';
+
+export interface WriteResult {
+  id: number;
+  /** The entry after the write; undefined after a hard delete. */
+  entry?: EntryRecord;
+  /** False when the write changed nothing and recorded no event. */
+  changed: boolean;
+}
+
+/** A write sent with an Idempotency-Key: the answer to send, and whether it is the first one again. */
+export interface Once {
+  response: RecordedResponse;
+  replayed: boolean;
+}
+
+/** How a write's result becomes the answer sent (and kept, with an Idempotency-Key). */
+export interface OnceOptions<T> {
+  idempotency: Idempotency;
+  respond: (result: T) => RecordedResponse;
+}
+
+export interface NewToken {
+  name: string;
+  role: Role;
+  secrets: boolean;
+  /** ISO 8601 UTC, or null for never. */
+  expiresAt: string | null;
+}
+
+export interface IssuedToken {
+  /** Shown once: the log keeps only its sealed digest. */
+  token: string;
+  entry: EntryRecord;
+}
+
+export interface WritesDeps {
+  writer: Writer;
+  secrets: SecretBox;
+  readModels: ReadModelStore;
+  requests: RequestLog;
+  clock: Clock;
+}
+
+type Decide = (state: ConfigState) => DomainEvent[];
+type Answer<T> = (state: ConfigState, effects: Effect[]) => T;
+
+/** Every write the service takes, each as a job for the group-commit writer. */
+export class Writes {
+  constructor(private readonly deps: WritesDeps) {}
+
+  /** A write as such. */
+  private run<T>(caller: Caller, decideOn: Decide, answer: Answer<T>): Promise<T> {
+    return this.deps.writer.submit({ caller, decide: decideOn, answer });
+  }
+
+  /**
+   * A write with an Idempotency-Key: decided only if no request with that key was recorded (else the
+   * first answer, or a 422 if the key came with another request); its answer is kept with its events.
+   */
+  private async once<T>(caller: Caller, decideOn: Decide, answer: Answer<T>, options: OnceOptions<T>): Promise<Once> {
+    const { requests, clock } = this.deps;
+    const done = requests.begin(caller.actor, options.idempotency.key);
+    try {
+      let first: RecordedResponse | undefined;
+      const response = await this.deps.writer.submit<RecordedResponse>({
+        caller,
+        decide: (state) => {
+          first = requests.find(caller.actor, options.idempotency, clock.now());
+          return first ? [] : decideOn(state);
+        },
+        answer: (state, effects) => first ?? options.respond(answer(state, effects)),
+        remember: (sent) => (first ? undefined : requests.note(options.idempotency, sent)),
+      });
+      return { response, replayed: first !== undefined };
+    } finally {
+      done();
+    }
+  }
+
+  /** A configuration write; with `once`, under an Idempotency-Key. */
+  execute<R extends ResourceName>(request: WriteRequestOf<R>, caller: Caller): Promise<WriteResult>;
+  execute<R extends ResourceName>(
+    request: WriteRequestOf<R>,
+    caller: Caller,
+    once: OnceOptions<WriteResult>,
+  ): Promise<Once>;
+  execute<R extends ResourceName>(request: WriteRequestOf<R>, caller: Caller, once?: OnceOptions<WriteResult>) {
+    const prepared = { secrets: this.deps.secrets, readModels: this.deps.readModels };
+    const decideOn: Decide = (state) => decide(prepare(request as WriteRequest, state, prepared), state);
+    const answer: Answer<WriteResult> = (state, effects) => {
+      const id = effects[0]?.id ?? ('id' in request ? request.id : undefined) ?? 0;
+      return { id, entry: state.collections[request.resource].get(id), changed: effects.length > 0 };
+    };
+    return once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
+  }
+
+  /** Issues a token; the token is in the answer only (and, sealed, in the kept answer of a retry). */
+  issueToken(request: NewToken, caller: Caller): Promise<IssuedToken>;
+  issueToken(request: NewToken, caller: Caller, once: OnceOptions<IssuedToken>): Promise<Once>;
+  issueToken(request: NewToken, caller: Caller, once?: OnceOptions<IssuedToken>) {
+    const token = generateToken();
+    const digest = this.deps.secrets.seal(tokenDigest(token));
+    const decideOn: Decide = (state) => decide({ kind: 'issueToken', ...request, digest }, state);
+    const answer: Answer<IssuedToken> = (state, effects) => ({
+      token,
+      entry: state.collections.tokens.get(effects[0].id)!,
+    });
+    return once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
+  }
+
+  /** Revokes a token (again: nothing to do). */
+  revokeToken(id: number, caller: Caller): Promise<EntryRecord>;
+  revokeToken(id: number, caller: Caller, once: OnceOptions<EntryRecord>): Promise<Once>;
+  revokeToken(id: number, caller: Caller, once?: OnceOptions<EntryRecord>) {
+    const decideOn: Decide = (state) => decide({ kind: 'revokeToken', id }, state);
+    const answer: Answer<EntryRecord> = (state) => state.collections.tokens.get(id)!;
+    return once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
+  }
+}

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { userInfo } from 'node:os';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import type { ConfigService } from '../application/service.js';
+import { parseDuration } from '../application/tokens.js';
+import type { Caller } from '../application/writer.js';
+import { loadConfig } from '../config.js';
+import type { EntryRecord } from '../domain/shared/collection.js';
+import { DomainError } from '../domain/shared/errors.js';
+import { openService } from '../main.js';
+import { parseTokenRequest } from '../schemas/tokens.js';
+
+export const TOKEN_USAGE = `  token create --name NAME --role reader|writer|admin [--expires-in 30d] [--secrets]
+                     issue a token; it is printed alone on the last line, this once
+  token list [--json]  the tokens (never the token itself)
+  token revoke ID      revoke a token: it answers 401 on every instance from then on`;
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** The actor the change log records for this command: the operating-system user who ran it. */
+function cliCaller(): Caller {
+  let user = 'unknown';
+  try {
+    user = userInfo().username;
+  } catch {
+    // no passwd entry (a container's arbitrary uid): the actor stays cli:unknown
+  }
+  return { actor: `cli:${user}`, requestId: randomUUID() };
+}
+
+function describe(token: EntryRecord): string {
+  const expires = token.expires_at ?? 'never';
+  const state = token.revoked_at === null ? 'live' : `revoked ${token.revoked_at}`;
+  return `${token.id}\t${token.name}\t${token.role}\tsecrets=${token.secrets ? 'yes' : 'no'}\texpires=${expires}\t${state}`;
+}
+
+async function create(service: ConfigService, args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      name: { type: 'string' },
+      role: { type: 'string' },
+      'expires-in': { type: 'string' },
+      secrets: { type: 'boolean', default: false },
+    },
+  });
+  if (values.name === undefined || values.role === undefined)
+    throw new UsageError('token create needs --name and --role');
+  const now = new Date();
+  const expiresIn = values['expires-in'];
+  let lifetime: number | undefined;
+  try {
+    lifetime = expiresIn === undefined ? undefined : parseDuration(expiresIn);
+  } catch (error) {
+    throw new UsageError(`--expires-in: ${(error as Error).message}`);
+  }
+  const body = {
+    name: values.name,
+    role: values.role,
+    secrets: values.secrets,
+    expires_at: lifetime === undefined ? null : new Date(now.getTime() + lifetime).toISOString(),
+  };
+  const request = parseTokenRequest(body, now);
+  const { token, entry } = await service.write.issueToken(request, cliCaller());
+  console.log(`issued token ${describe(entry)}`);
+  console.log('it is shown this once; the service keeps only a sealed digest of it:');
+  console.log(token);
+}
+
+function list(service: ConfigService, args: string[]): void {
+  const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } } });
+  const tokens = service.state.collections.tokens.inOrder();
+  if (values.json) {
+    const shown = tokens.map(({ digest: _digest, version: _version, updated_at: _updated, ...token }) => token);
+    console.log(JSON.stringify({ items: shown }, null, 2));
+    return;
+  }
+  if (tokens.length === 0) console.log('no tokens');
+  for (const token of tokens) console.log(describe(token));
+}
+
+async function revoke(service: ConfigService, args: string[]): Promise<void> {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  const id = Number(positionals[0]);
+  if (positionals.length !== 1 || !Number.isSafeInteger(id) || id < 1)
+    throw new UsageError('token revoke needs the id of one token');
+  const before = service.state.collections.tokens.get(id);
+  const token = await service.write.revokeToken(id, cliCaller());
+  const again = before !== undefined && before.revoked_at !== null;
+  console.log(`${again ? 'already revoked' : 'revoked'}: ${describe(token)}`);
+}
+
+/**
+ * `token create|list|revoke`: starts the service on its configuration (same store, same key) without
+ * HTTP, writes through it like any instance, and stops. A running service follows the log and knows
+ * the new or revoked token within its poll interval.
+ */
+export async function runToken(argv: string[]): Promise<number> {
+  const [action, ...args] = argv;
+  if (!['create', 'list', 'revoke'].includes(action)) throw new UsageError(`unknown token command "${action ?? ''}"`);
+  const config = loadConfig();
+  // Logs go to stderr: stdout is for the answer, the token alone on its last line.
+  const logger = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
+  const { service, close } = await openService(config, logger);
+  try {
+    if (action === 'create') await create(service, args);
+    else if (action === 'list') list(service, args);
+    else await revoke(service, args);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    console.error(`refused: ${error.message}`);
+    return 1;
+  } finally {
+    await close();
+  }
+}

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+
+const REQUEST_ID = /^[\w.:@/+=-]{1,200}$/;
+
+/** `X-Request-ID` from the client when it is a sane token, else a new one; echoed on every response. */
+export async function requestContext(ctx: Context, next: Next) {
+  const sent = ctx.get('X-Request-ID');
+  ctx.state.requestId = REQUEST_ID.test(sent) ? sent : randomUUID();
+  ctx.set('X-Request-ID', ctx.state.requestId);
+  await next();
+}
+
+/**
+ * One JSON line per request: method, route template, status, duration, client address, actor,
+ * request id and the error code of a refusal. Never a body, a secret or a token.
+ */
+export function accessLog(logger: Logger) {
+  return async (ctx: Context, next: Next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      logger.info(
+        {
+          method: ctx.method,
+          route: (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? null,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+          client: ctx.req.socket.remoteAddress,
+          // null: not identified (a refused token, or a route open to all)
+          actor: ctx.state.actor ?? null,
+          request_id: ctx.state.requestId,
+          ...(ctx.state.errorCode ? { code: ctx.state.errorCode } : {}),
+        },
+        'request',
+      );
+    }
+  };
+}
+
+/** Every answer: no content sniffing, and (API answers) never cached anywhere. */
+export async function hardening(ctx: Context, next: Next) {
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Cache-Control', 'no-store');
+  await next();
+}
+
+const ALLOWED_HEADERS =
+  'Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, X-Request-ID, Last-Event-ID';
+const EXPOSED_HEADERS = 'ETag, Location, X-Request-ID, Idempotent-Replayed, Retry-After, WWW-Authenticate, Allow';
+
+/** CORS for the listed origins only (off when there are none); preflights are answered by the routes' OPTIONS. */
+export function cors(origins: string[]) {
+  const allowed = new Set(origins);
+  return async (ctx: Context, next: Next) => {
+    const origin = ctx.get('Origin');
+    if (allowed.size > 0) ctx.vary('Origin');
+    if (!origin || !allowed.has(origin)) return next();
+    ctx.set('Access-Control-Allow-Origin', origin);
+    ctx.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method')) {
+      ctx.set('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+      ctx.set('Access-Control-Max-Age', '600');
+    }
+    await next();
+    if (ctx.method === 'OPTIONS') ctx.set('Access-Control-Allow-Methods', ctx.response.get('Allow'));
+  };
+}
+
+export async function trailingSlash(ctx: Context, next: Next) {
+  if (ctx.path.length > 1 && ctx.path.endsWith('/')) ctx.path = ctx.path.replace(/\/+$/, '') || '/';
+  await next();
+}

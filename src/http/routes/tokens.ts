@@ -1,0 +1,69 @@
+import type { Context } from 'koa';
+import type { ConfigService } from '../../application/service.js';
+import type { Principal } from '../../application/tokens.js';
+import type { EntryRecord } from '../../domain/shared/collection.js';
+import { parseTokenRequest } from '../../schemas/tokens.js';
+import { readJson } from '../body.js';
+import { parseId, refuseQuery } from '../request.js';
+import { callerOf, jsonResponse, write } from '../writes.js';
+import { TOKENS_PATH } from './descriptors.js';
+
+/** A token as the API shows it: never the token, never its digest. */
+export const presentToken = (token: EntryRecord) => ({
+  id: token.id,
+  name: token.name,
+  role: token.role,
+  secrets: token.secrets,
+  created_at: token.created_at,
+  expires_at: token.expires_at,
+  revoked_at: token.revoked_at,
+});
+
+export function whoami(ctx: Context): void {
+  refuseQuery(ctx);
+  const { actor, role, secrets } = ctx.state.principal as Principal;
+  ctx.body = { actor, role, secrets };
+}
+
+export function listTokens(ctx: Context, service: ConfigService): void {
+  refuseQuery(ctx);
+  ctx.body = { items: service.state.collections.tokens.inOrder().map(presentToken) };
+}
+
+/** 201 with the token, shown this once, and the token's entry. */
+export async function issueToken(ctx: Context, service: ConfigService, now: () => Date): Promise<void> {
+  refuseQuery(ctx);
+  const { value, raw } = await readJson(ctx);
+  const request = parseTokenRequest(value, now());
+  const caller = callerOf(ctx);
+  await write(
+    ctx,
+    service,
+    raw,
+    {
+      plain: () => service.write.issueToken(request, caller),
+      once: (options) => service.write.issueToken(request, caller, options),
+    },
+    ({ token, entry }) =>
+      jsonResponse(201, JSON.stringify({ token, item: presentToken(entry) }), {
+        Location: `${TOKENS_PATH}/${entry.id}`,
+      }),
+  );
+}
+
+/** The token answers 401 from then on, here and on every instance that has followed the log. */
+export async function revokeToken(ctx: Context, service: ConfigService): Promise<void> {
+  refuseQuery(ctx);
+  const id = parseId(ctx.params.id);
+  const caller = callerOf(ctx);
+  await write(
+    ctx,
+    service,
+    '',
+    {
+      plain: () => service.write.revokeToken(id, caller),
+      once: (options) => service.write.revokeToken(id, caller, options),
+    },
+    () => jsonResponse(200, JSON.stringify({ id, revoked: true })),
+  );
+}
