@@ -1,5 +1,10 @@
 /** Runs `total` calls of `call` with `concurrency` in flight; returns requests/s and latency percentiles in ms. */
-export async function measure(name: string, total: number, concurrency: number, call: (i: number) => Promise<void>) {
+export async function measure(
+  name: string,
+  total: number,
+  concurrency: number,
+  call: (i: number) => Promise<void>,
+): Promise<number> {
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -20,6 +25,7 @@ export async function measure(name: string, total: number, concurrency: number, 
   console.log(
     `${name.padEnd(28)} ${String(total).padStart(6)} req  ${(total / seconds).toFixed(0).padStart(7)} req/s  p50 ${pct(50).padStart(7)} ms  p99 ${pct(99).padStart(7)} ms`,
   );
+  return total / seconds;
 }
 
 /** p50 and p99 of a list of durations, in ms. */

@@ -58,13 +58,33 @@ export class RequestLog {
   }
 
   load(rows: Iterable<RequestRow>): void {
-    for (const row of rows) this.recorded.set(slot(row.actor, row.key), row);
+    for (const row of rows) this.keep(row);
   }
 
-  /** For the projector: keeps the requests recorded in a batch. */
+  /** For the projector: keeps the requests recorded in a batch, and forgets those past the window. */
   readonly update = (batch: Projected[]): void => {
-    for (const { request } of batch) if (request) this.recorded.set(slot(request.actor, request.key), request);
+    let latest: string | undefined;
+    for (const { request } of batch) {
+      if (!request) continue;
+      this.keep(request);
+      latest = request.at;
+    }
+    if (latest) this.forgetBefore(Date.parse(latest) - WINDOW_MS);
   };
+
+  /** Kept in the order recorded (a key used again moves to the end), so the oldest are first. */
+  private keep(row: RequestRow): void {
+    const id = slot(row.actor, row.key);
+    this.recorded.delete(id);
+    this.recorded.set(id, row);
+  }
+
+  private forgetBefore(time: number): void {
+    for (const [id, row] of this.recorded) {
+      if (Date.parse(row.at) >= time) return;
+      this.recorded.delete(id);
+    }
+  }
 
   /** The first answer to this request, if it was recorded within the window; 422 if the key was used otherwise. */
   find(actor: string, idempotency: Idempotency, now: Date): RecordedResponse | undefined {

@@ -119,6 +119,11 @@ export class ConfigService {
     throw new Error('the service is not started');
   };
 
+  /** The service's clock: what "now" is for expiry dates and the Idempotency-Key window. */
+  now(): Date {
+    return this.deps.clock.now();
+  }
+
   /** Who a bearer token stands for, or why it is refused. */
   authenticate(token: string): Principal | Refusal {
     return this.tokenTable!.authenticate(token, this.deps.clock.now());

@@ -30,7 +30,6 @@ export interface AppDeps {
   access?: AccessSettings;
   /** How often the live feed sends a comment while nothing happens (tests shorten it). */
   keepAliveMs?: number;
-  now?: () => Date;
 }
 
 type Handle = (ctx: Context) => unknown;
@@ -43,14 +42,14 @@ function notFound(ctx: Context) {
 }
 
 /** The routes about the whole configuration, the tokens, or the API itself. */
-function apiHandlers({ service, openapi, keepAliveMs, now = () => new Date() }: AppDeps): Record<ApiRouteKind, Handle> {
+function apiHandlers({ service, openapi, keepAliveMs }: AppDeps): Record<ApiRouteKind, Handle> {
   return {
     changes: (ctx) => changes(ctx, service),
     changeStream: (ctx) => changeStream(ctx, service, keepAliveMs ?? KEEP_ALIVE_MS),
     diff: (ctx) => diff(ctx, service),
     whoami,
     listTokens: (ctx) => listTokens(ctx, service),
-    issueToken: (ctx) => issueToken(ctx, service, now),
+    issueToken: (ctx) => issueToken(ctx, service),
     revokeToken: (ctx) => revokeToken(ctx, service),
     openApi: (ctx) => {
       refuseQuery(ctx);

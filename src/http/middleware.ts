@@ -34,6 +34,7 @@ export function accessLog(logger: Logger) {
           actor: ctx.state.actor ?? null,
           request_id: ctx.state.requestId,
           ...(ctx.state.errorCode ? { code: ctx.state.errorCode } : {}),
+          ...(ctx.response.get('Idempotent-Replayed') ? { replayed: true } : {}),
         },
         'request',
       );

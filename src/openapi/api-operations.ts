@@ -1,5 +1,5 @@
 import type { OperationObject, ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
-import { RESOURCE_NAMES } from '../domain/resources.js';
+import { COLLECTION_NAMES, RESOURCE_NAMES } from '../domain/resources.js';
 import type { ApiRouteDescriptor } from '../http/routes/descriptors.js';
 import { json, problems, ref, requestIdHeader } from './config-operations.js';
 import { issueToken, listTokens, revokeToken, whoami } from './identity-operations.js';
@@ -17,10 +17,11 @@ const MOMENT = { type: 'string' } as SchemaObject;
 const POSITION = { type: 'integer', minimum: 0 } as SchemaObject;
 
 const FILTERS: ParameterObject[] = [
-  query('resource', 'events whose entry, or one of the entries they changed in passing, is of this resource', {
-    type: 'string',
-    enum: [...RESOURCE_NAMES],
-  }),
+  query(
+    'resource',
+    'events whose entry, or one of the entries they changed in passing, is of this resource (tokens: their issue and revocation)',
+    { type: 'string', enum: [...COLLECTION_NAMES] },
+  ),
   query('id', 'with resource: that entry only', { type: 'integer', minimum: 1 }),
   query('actor', 'events caused by this actor (a token name, anonymous, system)', { type: 'string', maxLength: 255 }),
   query('type', 'events of this type', { type: 'string', maxLength: 255 }, 'ServerUpdated'),

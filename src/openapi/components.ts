@@ -120,8 +120,8 @@ function problemResponse(name: string): ResponseObject {
 
 const SCHEMAS: Record<string, SchemaObject> = {
   Problem: problem() as SchemaObject,
-  ValidationProblem: problem(
-    {
+  ValidationProblem: {
+    ...problem({
       errors: {
         type: 'array',
         maxItems: 100,
@@ -133,9 +133,10 @@ const SCHEMAS: Record<string, SchemaObject> = {
         },
       },
       error_count: { ...integer(101), description: 'how many problems there are in all, when more than 100' },
-    },
-    ['errors'],
-  ),
+    }),
+    description: 'validation_failed lists the invalid fields in errors; idempotency_key_reused has none',
+    anyOf: [{ properties: { code: { not: { const: 'validation_failed' } } } }, { required: ['errors'] }],
+  },
   ConflictProblem: problem({
     dependents: {
       type: 'array',

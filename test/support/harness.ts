@@ -31,13 +31,21 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** A fixed, advancing clock: timestamps in tests are predictable. */
-export function testClock(start = Date.parse('2026-01-01T00:00:00.000Z')): Clock {
+export interface TestClock extends Clock {
+  /** Moves time forward, as if that long had passed. */
+  advance(ms: number): void;
+}
+
+/** A fixed clock that moves one second each time it is read: timestamps in tests are predictable. */
+export function testClock(start = Date.parse('2026-01-01T00:00:00.000Z')): TestClock {
   let now = start;
   return {
     now: () => {
       now += 1000;
       return new Date(now);
+    },
+    advance: (ms) => {
+      now += ms;
     },
   };
 }
@@ -58,6 +66,7 @@ export interface HarnessOptions {
   store?: EventStore;
   readModels?: ReadModelStore;
   secretKey?: Buffer;
+  clock?: Clock;
   /** Who may do what without a token, and CORS; default: anonymous writer, no CORS. */
   access?: AccessSettings;
 }
@@ -88,7 +97,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (recorded) assertMatches(key, 'the test key', recorded);
       return key;
     },
-    clock: testClock(),
+    clock: options.clock ?? testClock(),
     onBackgroundError: (error) => logs.push(`background error: ${error.message}`),
   });
   await service.start();

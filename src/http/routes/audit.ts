@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { ChangeItem } from '../../../projections/changes.js';
 import type { FeedClient, FeedFilter } from '../../application/feed.js';
 import type { ConfigService } from '../../application/service.js';
-import { isResourceName, type ResourceName } from '../../domain/resources.js';
+import { isCollectionName, type ResourceName } from '../../domain/resources.js';
 import type { ChangeQuery } from '../../read-models/port.js';
 import { CSV_HEADER, csvRows, streamed, take } from '../change-formats.js';
 import { invalidQuery } from '../errors.js';
@@ -34,7 +34,7 @@ const text = (name: string, value: string | undefined) => {
 /** `resource`, `id`, `actor`, `type`: the filters the change log and the live feed share. */
 function parseFilter(params: Params): FeedFilter {
   const { resource, id, actor, type } = params;
-  if (resource !== undefined && !isResourceName(resource))
+  if (resource !== undefined && !isCollectionName(resource))
     throw invalidQuery(`there is no resource "${resource.slice(0, 40)}"`);
   if (id !== undefined && resource === undefined) throw invalidQuery('id needs resource');
   const filter: FeedFilter = {};

@@ -31,10 +31,10 @@ export function listTokens(ctx: Context, service: ConfigService): void {
 }
 
 /** 201 with the token, shown this once, and the token's entry. */
-export async function issueToken(ctx: Context, service: ConfigService, now: () => Date): Promise<void> {
+export async function issueToken(ctx: Context, service: ConfigService): Promise<void> {
   refuseQuery(ctx);
   const { value, raw } = await readJson(ctx);
-  const request = parseTokenRequest(value, now());
+  const request = parseTokenRequest(value, service.now());
   const caller = callerOf(ctx);
   await write(
     ctx,
