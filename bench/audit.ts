@@ -190,6 +190,11 @@ rows.push([
   'p50 ≤ 50 ms',
 ]);
 rows.push([
+  'changes, resource=servers',
+  await timed(service.url, 50, (i) => `/fr/api/changes?resource=servers&after=${(i * 19_997) % head}`),
+  'p50 ≤ 50 ms',
+]);
+rows.push([
   'changes, resource=tags',
   await timed(service.url, 50, () => '/fr/api/changes?resource=tags&order=desc'),
   'p50 ≤ 50 ms',

@@ -60,20 +60,20 @@ function statements(db: Database.Database) {
     /** An entry's version rows from its last snapshot at or before a revision, up to that revision. */
     fromSnapshot: db.prepare<[{ resource: string; id: number; revision: number }], Row>(
       `SELECT v.revision, v.diff, v.deleted, v.snapshot, c.at
-       FROM versions v JOIN changes c ON c.position = v.position
+       FROM versions v INDEXED BY versions_entry JOIN changes c ON c.position = v.position
        WHERE v.resource = @resource AND v.entry_id = @id AND v.revision <= @revision AND v.revision >= COALESCE(
-         (SELECT MAX(revision) FROM versions WHERE resource = @resource AND entry_id = @id AND revision <= @revision
-            AND snapshot IS NOT NULL), 0)
+         (SELECT MAX(revision) FROM versions INDEXED BY versions_entry
+          WHERE resource = @resource AND entry_id = @id AND revision <= @revision AND snapshot IS NOT NULL), 0)
        ORDER BY v.revision`,
     ),
     lastBefore: db.prepare<[string, number, number], { revision: number; deleted: number }>(
-      `SELECT revision, deleted FROM versions WHERE resource = ? AND entry_id = ? AND position <= ?
+      `SELECT revision, deleted FROM versions INDEXED BY versions_entry WHERE resource = ? AND entry_id = ? AND position <= ?
        ORDER BY revision DESC LIMIT 1`,
     ),
     history: db.prepare<[string, number], VersionRecord & ChangeRecord>(
       `SELECT v.resource, v.entry_id, v.revision, v.diff, v.deleted, v.snapshot, c.position, c.type, c.at, c.actor,
               c.request_id, c.data
-       FROM versions v JOIN changes c ON c.position = v.position
+       FROM versions v INDEXED BY versions_entry JOIN changes c ON c.position = v.position
        WHERE v.resource = ? AND v.entry_id = ? ORDER BY v.revision`,
     ),
     listSnapshot: db.prepare<[string, number], { position: number }>(
@@ -82,10 +82,12 @@ function statements(db: Database.Database) {
     listSnapshotDocs: db.prepare<[string, number], { doc: string }>(
       'SELECT doc FROM list_snapshots WHERE resource = ? AND position = ? ORDER BY id',
     ),
-    listRows: db.prepare<[string, number, number], Row>(
-      `SELECT v.entry_id, v.revision, v.diff, v.deleted, v.snapshot, c.at
-       FROM versions v JOIN changes c ON c.position = v.position
-       WHERE v.resource = ? AND v.position > ? AND v.position <= ? ORDER BY v.position`,
+    listRows: db.prepare<[string, number, number], Omit<VersionRecord, 'resource'>>(
+      `SELECT entry_id, revision, position, diff, deleted, snapshot FROM versions
+       WHERE resource = ? AND position > ? AND position <= ? ORDER BY position`,
+    ),
+    timesOf: db.prepare<[string], { position: number; at: string }>(
+      'SELECT position, at FROM changes WHERE position IN (SELECT value FROM json_each(?))',
     ),
     firstLater: db.prepare<[string], { position: number }>(
       'SELECT position FROM changes WHERE hw_at > ? ORDER BY hw_at, position LIMIT 1',
@@ -132,21 +134,46 @@ export class SqliteAudit implements AuditReader {
     return { entry: { ...entry, id } };
   }
 
-  /** The last whole-list snapshot at or before `position`, then every version row after it. */
+  /**
+   * The last whole-list snapshot at or before `position`, then every version row after it, folded in
+   * place (each entry here is a fresh parse, owned by this call); `updated_at` is then the time of
+   * each changed entry's last row, read once per entry rather than joined on every row.
+   */
   listAt(resource: ResourceName, position: number): EntryRecord[] {
     const from = this.sql.listSnapshot.get(resource, position)?.position ?? 0;
-    const entries = new Map<number, EntryRecord | undefined>();
+    const entries = new Map<number, Record<string, unknown> | undefined>();
     for (const { doc } of this.sql.listSnapshotDocs.iterate(resource, from)) {
       const entry = JSON.parse(doc) as EntryRecord;
       entries.set(entry.id, entry);
     }
+    const changedAt = new Map<number, number>();
     for (const row of this.sql.listRows.iterate(resource, from, position)) {
-      const id = (row as Row & { entry_id: number }).entry_id;
-      const entry = applyRows(entries.get(id), [row]);
-      entries.set(id, entry && { ...entry, id });
+      const id = row.entry_id;
+      if (row.deleted) {
+        entries.set(id, undefined);
+        changedAt.delete(id);
+        continue;
+      }
+      const entry = row.snapshot ? (JSON.parse(row.snapshot) as Record<string, unknown>) : entries.get(id);
+      if (!entry) throw new Error(`${resource}/${id}: a version without its snapshot at ${row.position}`);
+      if (!row.snapshot) for (const member of JSON.parse(row.diff) as DiffMember[]) entry[member.field] = member.after;
+      entry.id = id;
+      entry.version = row.revision + 1;
+      entries.set(id, entry);
+      changedAt.set(id, row.position);
     }
-    const live = [...entries.values()].filter((entry): entry is EntryRecord => entry !== undefined);
+    this.stampTimes(entries, changedAt);
+    const live = [...entries.values()].filter((entry) => entry !== undefined) as EntryRecord[];
     return live.sort((a, b) => a.id - b.id);
+  }
+
+  /** Sets `updated_at` of each entry to the time of the position that last changed it. */
+  private stampTimes(entries: Map<number, Record<string, unknown> | undefined>, changedAt: Map<number, number>): void {
+    if (changedAt.size === 0) return;
+    const times = new Map<number, string>();
+    for (const { position, at } of this.sql.timesOf.iterate(JSON.stringify([...new Set(changedAt.values())])))
+      times.set(position, at);
+    for (const [id, position] of changedAt) entries.get(id)!.updated_at = times.get(position);
   }
 
   positionAt(time: string): number {
@@ -197,15 +224,23 @@ export class SqliteAudit implements AuditReader {
     const desc = query.order === 'desc';
     const bound = cursor === undefined ? '' : `AND position ${desc ? '<' : '>'} ?`;
     const order = `ORDER BY position ${desc ? 'DESC' : ''} LIMIT ${PAGE}`;
-    const entry = query.id === undefined ? '' : 'AND entry_id = ?';
-    const side = (table: string) => `SELECT position FROM ${table} WHERE resource = ? ${entry} ${bound} ${order}`;
+    const one = query.id !== undefined;
+    const entry = one ? 'AND entry_id = ?' : '';
+    // One entry's versions come in revision order, which is the log's order.
+    const versionOrder = one ? `ORDER BY revision ${desc ? 'DESC' : ''} LIMIT ${PAGE}` : order;
+    const versions = `versions ${one ? 'INDEXED BY versions_entry' : ''}`;
+    const changes = `changes INDEXED BY ${one ? 'changes_entry' : 'changes_resource'}`;
+    const side = (table: string, sideOrder: string) =>
+      `SELECT position FROM ${table} WHERE resource = ? ${entry} ${bound} ${sideOrder}`;
     const sideParams = [
       query.resource,
       ...(query.id === undefined ? [] : [query.id]),
       ...(cursor === undefined ? [] : [cursor]),
     ];
     const candidates = this.db
-      .prepare(`SELECT position FROM (${side('versions')}) UNION SELECT position FROM (${side('changes')}) ${order}`)
+      .prepare(
+        `SELECT position FROM (${side(versions, versionOrder)}) UNION SELECT position FROM (${side(changes, order)}) ${order}`,
+      )
       .pluck()
       .all(...sideParams, ...sideParams) as number[];
     const { where, params } = this.filters(query, undefined);

@@ -1,5 +1,5 @@
 /** Raised when the layout of the tables changes: older read models are dropped and rebuilt from the log. */
-export const LAYOUT = 4;
+export const LAYOUT = 5;
 
 export const TABLES = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -13,7 +13,8 @@ CREATE TABLE IF NOT EXISTS changes (position INTEGER PRIMARY KEY, type TEXT NOT 
   data TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS versions (resource TEXT NOT NULL, entry_id INTEGER NOT NULL, revision INTEGER NOT NULL,
   position INTEGER NOT NULL, diff TEXT NOT NULL, deleted INTEGER NOT NULL, snapshot TEXT,
-  PRIMARY KEY (resource, entry_id, revision)) WITHOUT ROWID;
+  PRIMARY KEY (resource, position, entry_id)) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS versions_entry ON versions (resource, entry_id, revision);
 CREATE TABLE IF NOT EXISTS requests (actor TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
   response TEXT NOT NULL, at TEXT NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (actor, key)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS list_snapshots (resource TEXT NOT NULL, position INTEGER NOT NULL, id INTEGER NOT NULL,
@@ -21,14 +22,17 @@ CREATE TABLE IF NOT EXISTS list_snapshots (resource TEXT NOT NULL, position INTE
 
 /**
  * The indexes the change log's questions use: each filter with the position, so that a page of
- * changes is an index range, whatever the size of the log.
+ * changes is an index range, whatever the size of the log. Version rows are stored in the order of
+ * the log within each resource (a list at a moment reads them as one range); one entry's versions
+ * are found through `versions_entry`, which the queries name (INDEXED BY) so that the planner can
+ * never trade it for a scan of the whole resource.
  */
 export const INDEXES = `
 CREATE INDEX IF NOT EXISTS changes_actor ON changes (actor, position);
 CREATE INDEX IF NOT EXISTS changes_request ON changes (request_id, position);
 CREATE INDEX IF NOT EXISTS changes_type ON changes (type, position);
 CREATE INDEX IF NOT EXISTS changes_entry ON changes (resource, entry_id, position);
+CREATE INDEX IF NOT EXISTS changes_resource ON changes (resource, position);
 CREATE INDEX IF NOT EXISTS changes_time ON changes (hw_at, position);
 CREATE INDEX IF NOT EXISTS versions_position ON versions (position);
-CREATE INDEX IF NOT EXISTS versions_resource ON versions (resource, position);
 CREATE INDEX IF NOT EXISTS requests_time ON requests (at);`;
