@@ -1,56 +1,117 @@
-// HTTP throughput and latency of the real service on the embedded store (SQLite file, synchronous=FULL).
-// Usage: npm run bench   (BENCH_REQUESTS and BENCH_CONCURRENCY override the defaults)
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pino } from 'pino';
-import { loadConfig } from '../src/config.js';
-import { start } from '../src/main.js';
-import { measure } from './lib.js';
+// The service against the framework floor, in the same run, under the same load (autocannon, 32
+// keep-alive connections): read one, list, patch, create and a 90/10 mix at 10,000 servers; then the
+// write scenarios at 100 and at 100,000 servers. Every answer must be 2xx, or the row says so.
+// Usage: npm run bench   (BENCH_SECONDS per scenario, default 5; BENCH_SIZE 10000; BENCH_LARGE 100000)
+import { load, type Scenario, seed, startFloor, startService, type Target } from './targets.js';
 
-const total = Number(process.env.BENCH_REQUESTS ?? 2000);
-const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const dataDir = mkdtempSync(join(tmpdir(), 'pmacontrol-bench-'));
-const running = await start(
-  loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' }),
-  pino({ level: 'silent' }),
-);
-const base = `http://127.0.0.1:${running.port}/fr/api/config`;
-const json = { 'content-type': 'application/json' };
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const SIZE = Number(process.env.BENCH_SIZE ?? 10_000);
+const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
+const SERVERS = '/fr/api/config/servers';
 
-async function call(method: string, path: string, body?: unknown, expect = 200) {
-  const response = await fetch(base + path, {
-    method,
-    headers: json,
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  await response.arrayBuffer();
-  if (response.status !== expect) throw new Error(`${method} ${path}: ${response.status}`);
+const server = (i: number) => ({
+  id_client: 99,
+  id_environment: 1,
+  name: `bench-${i}-${Math.random().toString(36).slice(2, 8)}`,
+  ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+  port: 3306,
+  login: 'monitor',
+  passwd: 'secret',
+});
+
+/** Creates `count` servers through the API (ids 1..count on a new target). */
+const fill = (target: Target, count: number, from = 0) =>
+  seed(target.url, count, (i) => ({ method: 'POST', path: SERVERS, body: server(from + i) }));
+
+const random = (size: number) => 1 + Math.floor(Math.random() * size);
+let created = 0;
+
+function scenarios(size: number): Scenario[] {
+  const patch = (i: number) => ({ path: `${SERVERS}/${random(size)}`, body: { port: 1024 + (i % 60000) } });
+  return [
+    { name: 'read-one', method: 'GET', request: () => ({ path: `${SERVERS}/${random(size)}` }) },
+    { name: `list (${size.toLocaleString('en')})`, method: 'GET', request: () => ({ path: SERVERS }) },
+    { name: 'patch', method: 'PATCH', request: patch },
+    { name: 'create', method: 'POST', request: () => ({ path: SERVERS, body: server(10_000_000 + created++) }) },
+  ];
 }
 
-console.log(`node ${process.version}, ${concurrency} concurrent clients, SQLite store in ${dataDir}`);
-await measure('POST /tags', total, concurrency, (i) =>
-  call('POST', '/tags', { name: `bench-${i}`, color: '#000000', background: '#FFFFFF' }, 201),
+/** 90% reads of one entry, 10% patches: two autocannon runs at once, 29 and 3 connections. */
+async function mixed(target: Target, size: number) {
+  const [reads, writes] = await Promise.all([
+    load(target, { ...scenarios(size)[0], connections: 29 }, SECONDS),
+    load(target, { ...scenarios(size)[2], connections: 3 }, SECONDS),
+  ]);
+  const rps = reads.rps + writes.rps;
+  return { rps, p50: reads.p50, p99: Math.max(reads.p99, writes.p99), failed: reads.failed + writes.failed };
+}
+
+const row = (cells: (string | number)[]) =>
+  console.log(cells.map((c, i) => (i === 0 ? String(c).padEnd(22) : String(c).padStart(12))).join(''));
+const fmt = (n: number) => Math.round(n).toLocaleString('en');
+const ms = (n: number) => `${n} ms`;
+
+async function compare(service: Target, floor: Target) {
+  row(['scenario', 'service', 'floor', 'ratio', 'p50', 'p99', 'floor p99']);
+  for (const scenario of scenarios(SIZE)) {
+    const a = await load(service, scenario, SECONDS);
+    const b = await load(floor, scenario, SECONDS);
+    const flag = a.failed + b.failed > 0 ? `  (${a.failed}+${b.failed} failed)` : '';
+    row([
+      scenario.name,
+      fmt(a.rps),
+      fmt(b.rps),
+      `${(a.rps / b.rps).toFixed(2)}×`,
+      ms(a.p50),
+      ms(a.p99),
+      ms(b.p99) + flag,
+    ]);
+  }
+  const a = await mixed(service, SIZE);
+  const b = await mixed(floor, SIZE);
+  row(['mixed 90/10', fmt(a.rps), fmt(b.rps), `${(a.rps / b.rps).toFixed(2)}×`, ms(a.p50), ms(a.p99), ms(b.p99)]);
+}
+
+async function bySize() {
+  console.log(`\nwrites by inventory size (service only; ratio: at ${LARGE.toLocaleString('en')} / at 100)`);
+  row(['scenario', 'at 100', `at ${LARGE.toLocaleString('en')}`, 'ratio', 'p99 small', 'p99 large']);
+  const small = await startService();
+  await fill(small, 100);
+  const large = await startService();
+  const started = performance.now();
+  await fill(large, LARGE);
+  const seeding = (performance.now() - started) / 1000;
+  for (const scenario of [scenarios(100)[2], scenarios(100)[3]]) {
+    const a = await load(small, scenario, SECONDS);
+    const b = await load(
+      large,
+      { ...scenario, request: scenario.name === 'patch' ? scenarios(LARGE)[2].request : scenario.request },
+      SECONDS,
+    );
+    row([scenario.name, fmt(a.rps), fmt(b.rps), `${(b.rps / a.rps).toFixed(2)}×`, ms(a.p99), ms(b.p99)]);
+  }
+  console.log(`seeding ${LARGE.toLocaleString('en')} servers through the API: ${fmt(LARGE / seeding)} creates/s`);
+  console.log(`RSS with ${LARGE.toLocaleString('en')} servers: ${large.rss().toFixed(0)} MiB`);
+  await small.stop();
+  await large.stop();
+  return large.dataDir;
+}
+
+async function startup(dataDir: string) {
+  const started = performance.now();
+  const again = await startService(dataDir);
+  console.log(
+    `start-up on that data directory (stored read models): ${((performance.now() - started) / 1000).toFixed(2)} s`,
+  );
+  await again.stop();
+}
+
+console.log(
+  `node ${process.version}, ${SECONDS} s per scenario, 32 connections, ${SIZE.toLocaleString('en')} servers\n`,
 );
-await measure('GET /tags/{id}', total * 5, concurrency, (i) => call('GET', `/tags/${(i % total) + 1}`));
-await measure('PATCH /tags/{id}', total, concurrency, (i) =>
-  call('PATCH', `/tags/${(i % total) + 1}`, { color: i % 2 ? '#111111' : '#222222' }),
-);
-await measure(`GET /tags (${total} items)`, 200, concurrency, () => call('GET', '/tags'));
-await measure('POST /servers', total / 2, concurrency, (i) =>
-  call(
-    'POST',
-    '/servers',
-    {
-      id_client: 99,
-      id_environment: 1,
-      name: `s${i}`,
-      ip: `10.${i >> 8}.${i & 255}.1`,
-      login: 'pma',
-      passwd: 'pw',
-      tags: [1, 2],
-    },
-    201,
-  ),
-);
-await running.close();
+const [service, floor] = await Promise.all([startService(), startFloor()]);
+await Promise.all([fill(service, SIZE), fill(floor, SIZE)]);
+await compare(service, floor);
+console.log(`service RSS with ${SIZE.toLocaleString('en')} servers: ${service.rss().toFixed(0)} MiB`);
+await Promise.all([service.stop(), floor.stop()]);
+await startup(await bySize());

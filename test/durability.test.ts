@@ -9,11 +9,47 @@ import { tempDir } from './support/process.js';
 
 const it = suite('durability: nothing is acknowledged before it is on disk');
 
-it('the SQLite log syncs every append to disk (WAL, synchronous FULL), as its own connection reports', async () => {
+it('the SQLite log is in WAL mode and flushes the log itself, as its own connection reports', async () => {
   const store = new SqliteEventStore(join(tempDir(), 'events.sqlite'));
   try {
-    assert.match(store.describe().durability, /journal_mode=wal synchronous=full/);
+    assert.match(
+      store.describe().durability,
+      /journal_mode=wal synchronous=normal \+ fdatasync of the write-ahead log/,
+    );
   } finally {
+    await store.close();
+  }
+});
+
+it('a SQLite append returns only after the write-ahead log is flushed, and wakes no subscriber before', async () => {
+  let release = () => {};
+  const synced: number[] = [];
+  const store = new SqliteEventStore(join(tempDir(), 'events.sqlite'), {
+    sync: (fd) =>
+      new Promise<void>((resolve) => {
+        release = () => {
+          synced.push(fd);
+          resolve();
+        };
+      }),
+  });
+  const seen: number[] = [];
+  const subscription = store.subscribe('s', 0, (event) => seen.push(event.revision));
+  try {
+    let returned = false;
+    const appending = store
+      .append('s', [{ type: 'T', data: {}, metadata: {} }], 'no_stream')
+      .then(() => (returned = true));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.is(returned, false, 'the append returned before the flush');
+    assert.equal(seen, [], 'a subscriber saw the event before the flush');
+    release();
+    await appending;
+    assert.is(synced.length, 1);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(seen, [0]);
+  } finally {
+    await subscription.close();
     await store.close();
   }
 });

@@ -7,6 +7,7 @@ import { BASE, send } from './support/harness.js';
 import { makeKey } from './support/keys.js';
 import { runCli, spawnService, tempDir } from './support/process.js';
 
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const it = suite('persistence: the real service on the embedded store');
 
 it('data survives a restart; the restart loads the stored read models, deleted ids included, without refolding', async () => {
@@ -37,8 +38,11 @@ it('data survives a restart; the restart loads the stored read models, deleted i
       body: { name: 'next', color: '#000000', background: '#FFFFFF' },
     });
     assert.is(next.body.id, gone.body.id + 1);
+    // Saved within moments (the projector groups saves), without a restart.
     const checkpoint = new Database(join(dataDir, 'read-models.sqlite'), { readonly: true });
-    assert.equal(checkpoint.prepare("SELECT value FROM meta WHERE name = 'checkpoint'").get(), { value: '11' });
+    const stored = () => checkpoint.prepare("SELECT value FROM meta WHERE name = 'checkpoint'").get();
+    for (let i = 0; i < 100 && (stored() as { value: string }).value !== '11'; i++) await pause(50);
+    assert.equal(stored(), { value: '11' });
     checkpoint.close();
   } finally {
     await second.stop();

@@ -11,6 +11,14 @@ import { eventDigest } from './checkpoint.js';
 /** The single stream holding the whole configuration: one consistency boundary (see README). */
 export const CONFIG_STREAM = 'pmacontrol-config';
 const BATCH = 1000;
+/**
+ * Folded rows wait at most this long, or until there are this many, before they are saved in one
+ * transaction: a busy instance saves a few times a second instead of once per write. Memory (which
+ * GET routes serve) is always current; queries on the stored read models save what waits first
+ * (see `settled`), and rows lost to a crash are folded again from the log at start-up.
+ */
+const SAVE_MS = 100;
+const SAVE_ROWS = 5000;
 
 /** One event as projected: what it changed, and the rows it added to the change log. */
 export interface Projected {
@@ -29,6 +37,7 @@ export type Listener = (projected: Projected[]) => void;
 class Pending {
   /** Events were folded since the last save (a bookkeeping event adds no row but moves the checkpoint). */
   dirty = false;
+  rows = 0;
   entries = new Map<string, EntryState>();
   changes: ChangeRow[] = [];
   versions: VersionRow[] = [];
@@ -36,6 +45,7 @@ class Pending {
 
   add(state: ConfigState, projected: Projected): void {
     this.dirty = true;
+    this.rows += projected.effects.length + projected.versions.length + 1;
     for (const { resource, id } of projected.effects) {
       const col = state.collections[resource];
       this.entries.set(`${resource}/${id}`, { resource, id, entry: col.get(id), tombstone: col.tombstone(id) });
@@ -65,6 +75,7 @@ export class Projector {
   private pending = new Pending();
   private readonly listeners: Listener[] = [];
   private subscription?: Subscription;
+  private saveTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly store: EventStore,
@@ -120,15 +131,19 @@ export class Projector {
       throw error;
     }
     this.digest = eventDigest(fresh[fresh.length - 1]);
+    this.subscription?.skipTo?.(this.revision + 1);
     this.highWaterAt = highWaterAt;
     for (const one of projected) this.pending.add(this.state, one);
-    this.flush();
+    if (this.pending.rows >= SAVE_ROWS) this.flush();
+    else this.saveLater();
     for (const listener of this.listeners) listener(projected);
     return true;
   }
 
   /** Saves what was folded; on failure keeps it for the next try. */
   flush(): void {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
     const pending = this.pending;
     if (!pending.dirty) return;
     try {
@@ -146,7 +161,27 @@ export class Projector {
       this.pending = new Pending();
     } catch (error) {
       this.onSaveError(error as Error);
+      this.saveLater();
     }
+  }
+
+  private saveLater(): void {
+    this.saveTimer ??= setTimeout(() => this.flush(), SAVE_MS).unref();
+  }
+
+  /** The stored read models as a query must see them: whatever waits to be saved is saved first. */
+  get settled(): ReadModelStore {
+    const readModels = this.readModels;
+    return new Proxy(readModels, {
+      get: (target, key) => {
+        const value = Reflect.get(target, key);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          this.flush();
+          return value.apply(target, args);
+        };
+      },
+    });
   }
 
   /** Follows appends made elsewhere (other instances) so that reads here catch up on their own. */

@@ -68,7 +68,7 @@ export class ConfigService {
   constructor(private readonly deps: ServiceDeps) {
     this.projector = new Projector(deps.store, deps.readModels, deps.onBackgroundError);
     this.writer = new Writer(deps.store, this.projector, deps.clock);
-    this.audit = new Audit(deps.readModels, () => this.projector.state);
+    this.audit = new Audit(this.projector.settled, () => this.projector.state);
     this.feed = new Feed(this.audit);
     this.projector.listen(this.feed.publish);
   }
@@ -97,12 +97,12 @@ export class ConfigService {
     this.projector.listen(this.tokenTable.update);
     const requests = new RequestLog(secrets, key);
     const since = new Date(this.deps.clock.now().getTime() - WINDOW_MS).toISOString();
-    requests.load(this.deps.readModels.requestsSince(since));
+    requests.load(this.projector.settled.requestsSince(since));
     this.projector.listen(requests.update);
     this.writes = new Writes({
       writer: this.writer,
       secrets,
-      readModels: this.deps.readModels,
+      readModels: this.projector.settled,
       requests,
       clock: this.deps.clock,
     });
@@ -153,7 +153,7 @@ export class ConfigService {
   history(resource: ResourceName, id: number): HistoryItem[] {
     const col = this.state.collections[resource];
     if (!col.get(id) && !col.tombstone(id)) throw new NotFound(resource, id);
-    return this.deps.readModels.history(resource, id);
+    return this.projector.settled.history(resource, id);
   }
 
   /** A configuration write (see Writes.execute). */

@@ -85,6 +85,8 @@ export class Writer {
   private async drain(): Promise<void> {
     try {
       while (this.queue.length > 0) {
+        // Let the requests that arrived meanwhile reach the queue: they join this batch (group commit).
+        await new Promise<void>((resolve) => setImmediate(resolve));
         const batch = this.take();
         try {
           await this.run(batch);

@@ -27,6 +27,10 @@ export class CatchUpSubscription implements Subscription {
     this.wake();
   }
 
+  skipTo(revision: number): void {
+    this.next = Math.max(this.next, revision);
+  }
+
   wake(): void {
     if (this.closed) return;
     if (this.running) {
@@ -83,11 +87,18 @@ export class Subscribers {
         this.live.delete(subscription);
         await subscription.close();
       },
+      skipTo: (revision) => subscription.skipTo(revision),
     };
   }
 
+  /**
+   * After an append by this process: wakes the subscriptions once the appending code has run on, so
+   * that a subscriber which folds its own appends (the projector) has done so and is not sent them.
+   */
   wakeAll(): void {
-    for (const subscription of this.live) subscription.wake();
+    setImmediate(() => {
+      for (const subscription of this.live) subscription.wake();
+    });
   }
 
   async closeAll(): Promise<void> {

@@ -47,6 +47,11 @@ export interface ReadAllOptions {
 
 export interface Subscription {
   close(): Promise<void>;
+  /**
+   * The subscriber already has every event before `revision` (it folded its own appends directly):
+   * a store that reads on demand does not read those again. Optional: a pushing store ignores it.
+   */
+  skipTo?(revision: number): void;
 }
 
 /** Events of one stream from a revision on, in order: first those already stored, then new ones as they come. */

@@ -99,6 +99,11 @@ function routes(deps: AppDeps): Router {
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
+  // A client that goes away mid-answer is not the service's error: logged at debug, never on stderr.
+  app.silent = true;
+  app.on('error', (error: Error & { code?: string }) => {
+    deps.logger.debug({ err: { message: error.message, code: error.code } }, 'client connection closed early');
+  });
   app.use(requestContext);
   app.use(accessLog(deps.logger));
   app.use(hardening);

@@ -63,8 +63,10 @@ it('the stored checkpoint never moves back', () => {
   const readModels = new SqliteReadModelStore(':memory:');
   const later = new Projector(new InMemoryEventStore(), readModels);
   later.apply(logged([tagCreated(1), tagCreated(2)]));
+  later.flush();
   const behind = new Projector(new InMemoryEventStore(), readModels);
   behind.apply(logged([tagCreated(1)]));
+  behind.flush();
   const stored = readModels.load();
   assert.is(stored.state.revision, 1);
   assert.ok(stored.state.collections.tags.get(2), 'what the later save wrote is still there');

@@ -115,7 +115,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     url,
     service,
     store,
-    readModels,
+    // As queries see them: what the projector holds back is saved before each call.
+    readModels: service.projector.settled,
     logs,
     request: (method, path, opts = {}) => send(url, method, path, opts),
     async close() {

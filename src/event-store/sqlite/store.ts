@@ -1,3 +1,4 @@
+import { closeSync, fdatasync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { Subscribers } from '../catch-up.js';
 import {
@@ -61,12 +62,22 @@ function guard<T>(work: () => T): T {
 export interface SqliteEventStoreOptions {
   /** How often other processes' appends are looked for, in ms (subscriptions only). */
   pollMs?: number;
+  /** Flushes the write-ahead log to disk (tests hold it to see that nothing returns before it). */
+  sync?: (fd: number) => Promise<void>;
 }
 
+const datasync = (fd: number) =>
+  new Promise<void>((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
+
 /**
- * The embedded store: one SQLite file in WAL mode with `synchronous = FULL`, so an append is on disk
- * before it is acknowledged. Several processes may share the file: appends take the write lock
- * (`BEGIN IMMEDIATE`) and check the expected revision inside it.
+ * The embedded store: one SQLite file in WAL mode. An append commits (`synchronous = NORMAL`: the
+ * commit writes its frames to the write-ahead log without waiting for the disk), then flushes the
+ * log with `fdatasync` on libuv's thread pool, and returns only after that: it is on disk before it
+ * is acknowledged, as with `synchronous = FULL`, but the event loop goes on parsing requests while
+ * the disk works, so that they join the next append (group commit). A torn tail of the log after a
+ * power cut is discarded by SQLite's frame checksums; no acknowledged frame is in it. Subscribers in
+ * this process are woken only once the append is on disk. Several processes may share the file:
+ * appends take the write lock (`BEGIN IMMEDIATE`) and check the expected revision inside it.
  */
 export class SqliteEventStore implements EventStore {
   readonly name = 'sqlite';
@@ -74,17 +85,27 @@ export class SqliteEventStore implements EventStore {
   private readonly subscribers = new Subscribers();
   private readonly pollMs: number;
   private readonly statements;
+  private readonly sync: (fd: number) => Promise<void>;
+  private readonly appendTransaction: Database.Transaction<
+    (s: string, e: EventToAppend[], x: ExpectedRevision) => AppendResult
+  >;
+  /** The write-ahead log, opened once the first write created it. */
+  private wal?: number;
 
   constructor(
     private readonly file: string,
     options: SqliteEventStoreOptions = {},
   ) {
     this.pollMs = options.pollMs ?? 100;
+    this.sync = options.sync ?? datasync;
     this.db = guard(() => new Database(file));
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
+    this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
+    this.appendTransaction = this.db.transaction((stream, events, expected) =>
+      this.appendInTransaction(stream, events, expected),
+    );
     this.statements = {
       head: this.db.prepare<[string], { revision: number | null }>(
         'SELECT MAX(revision) AS revision FROM events WHERE stream = ?',
@@ -131,12 +152,23 @@ export class SqliteEventStore implements EventStore {
     return {
       store: this.name,
       location: this.file,
-      durability: `journal_mode=${journal} synchronous=${synchronous}: on disk (fsync) before an append returns`,
+      durability: `journal_mode=${journal} synchronous=${synchronous} + fdatasync of the write-ahead log: on disk before an append returns`,
     };
   }
 
   async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
-    const result = guard(() => this.db.transaction(this.appendInTransaction).immediate(stream, events, expected));
+    const result = guard(() => this.appendTransaction.immediate(stream, events, expected));
+    try {
+      this.wal ??= openSync(`${this.file}-wal`, 'r');
+      await this.sync(this.wal);
+    } catch (error) {
+      throw new StoreUnavailable(
+        `SQLite event store: the log could not be flushed to disk (${(error as Error).message})`,
+        {
+          cause: error,
+        },
+      );
+    }
     this.subscribers.wakeAll();
     return result;
   }
@@ -170,5 +202,7 @@ export class SqliteEventStore implements EventStore {
   async close(): Promise<void> {
     await this.subscribers.closeAll();
     if (this.db.open) this.db.close();
+    if (this.wal !== undefined) closeSync(this.wal);
+    this.wal = undefined;
   }
 }

@@ -1,0 +1,154 @@
+// What the benchmarks run: the service (the real CLI, its own process, its own data directory) and
+// the framework floor, each in a process of its own, and autocannon as the load generator.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface Target {
+  name: string;
+  url: string;
+  child: ChildProcess;
+  /** Resident memory of the process, in MiB. */
+  rss(): number;
+  stop(): Promise<void>;
+}
+
+/** Starts a process and waits for the line that gives its port. */
+function startProcess(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  port: (line: string) => number | undefined,
+) {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise<Target>((resolve, reject) => {
+    let output = '';
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}:\n${output}`)));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const found = output
+        .split('\n')
+        .map(port)
+        .find((p) => p !== undefined);
+      if (found === undefined) return;
+      child.stdout!.removeAllListeners('data');
+      child.stdout!.resume();
+      resolve({
+        name,
+        url: `http://127.0.0.1:${found}`,
+        child,
+        rss: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024,
+        stop: async () => {
+          child.kill('SIGTERM');
+          await exited;
+        },
+      });
+    });
+  });
+}
+
+const jsonLine = (line: string): Record<string, unknown> | undefined => {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+};
+
+/** The service as users run it, on the embedded store (synchronous=FULL: every answer after fsync). */
+export function startService(
+  dataDir = mkdtempSync(join(tmpdir(), 'pmacontrol-bench-')),
+): Promise<Target & { dataDir: string }> {
+  // As users run it: LOG_LEVEL=info, one access-log line per request, is part of what is measured.
+  const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ANONYMOUS_ROLE: 'writer' };
+  return startProcess('service', ['src/cli.ts', 'serve'], env, (line) => {
+    const parsed = jsonLine(line);
+    return parsed?.msg === 'listening' ? (parsed.port as number) : undefined;
+  }).then((target) => ({ ...target, dataDir }));
+}
+
+/** The framework floor: bare Koa + @koa/router over a Map. */
+export function startFloor(): Promise<Target> {
+  return startProcess('koa floor', ['bench/anchors/koa-floor.ts'], { PORT: '0' }, (line) => {
+    const parsed = jsonLine(line);
+    return typeof parsed?.port === 'number' ? parsed.port : undefined;
+  });
+}
+
+export interface Load {
+  /** Requests per second over the run. */
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Answers that were not 2xx, and connection errors: a run with any is not a measurement. */
+  failed: number;
+}
+
+export interface Scenario {
+  name: string;
+  method: 'GET' | 'POST' | 'PATCH';
+  /** The path and body of the i-th request. */
+  request: (i: number) => { path: string; body?: unknown };
+  connections?: number;
+  seconds?: number;
+}
+
+/** Runs one scenario against one target with autocannon (keep-alive connections, in this process). */
+export async function load(target: Target, scenario: Scenario, seconds = scenario.seconds ?? 5): Promise<Load> {
+  let i = 0;
+  const result = await autocannon({
+    url: target.url,
+    connections: scenario.connections ?? 32,
+    duration: seconds,
+    requests: [
+      {
+        method: scenario.method,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (request) => {
+          const { path, body } = scenario.request(i++);
+          return { ...request, path, body: body === undefined ? undefined : JSON.stringify(body) };
+        },
+      },
+    ],
+  });
+  return {
+    rps: result.requests.total / seconds,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    failed: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+/** Sends `count` requests, `concurrency` at a time, and fails on any answer that is not 2xx. */
+export async function seed(
+  url: string,
+  count: number,
+  request: (i: number) => { method: string; path: string; body?: unknown },
+  concurrency = 32,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const { method, path, body } = request(next++);
+        const response = await fetch(url + path, {
+          method,
+          headers: { 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await response.text();
+        if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
+      }
+    }),
+  );
+}
