@@ -2,6 +2,7 @@
 // the framework floor, each in a process of its own, and autocannon as the load generator.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -151,4 +152,91 @@ export async function seed(
       }
     }),
   );
+}
+
+/** Splits a keep-alive connection's bytes into answers: Content-Length or chunked framing, body skipped. */
+class AnswerCounter {
+  private head = Buffer.alloc(0);
+  private remaining = -1;
+  private chunked = false;
+  private tail = '';
+  failed = 0;
+
+  constructor(private readonly done: () => void) {}
+
+  take(chunk: Buffer): void {
+    let data = chunk;
+    while (data.length > 0) {
+      if (this.remaining < 0) {
+        this.head = Buffer.concat([this.head, data]);
+        const end = this.head.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const text = this.head.subarray(0, end).toString('latin1');
+        if (!/^HTTP\/1\.1 2/.test(text)) this.failed += 1;
+        this.chunked = /transfer-encoding:\s*chunked/i.test(text);
+        this.remaining = this.chunked ? Infinity : Number(/content-length:\s*(\d+)/i.exec(text)?.[1] ?? 0);
+        data = this.head.subarray(end + 4);
+        this.head = Buffer.alloc(0);
+        this.tail = '';
+      }
+      data = this.chunked ? this.takeChunked(data) : this.takeSized(data);
+    }
+  }
+
+  /** One answer at a time per connection: the last chunk ends what was received. */
+  private takeChunked(data: Buffer): Buffer {
+    this.tail = (this.tail + data.subarray(-5).toString('latin1')).slice(-5);
+    if (this.tail === '0\r\n\r\n') this.finish();
+    return data.subarray(data.length);
+  }
+
+  private takeSized(data: Buffer): Buffer {
+    const used = Math.min(this.remaining, data.length);
+    this.remaining -= used;
+    if (this.remaining === 0) this.finish();
+    return data.subarray(used);
+  }
+
+  private finish(): void {
+    this.remaining = -1;
+    this.done();
+  }
+}
+
+/**
+ * GET load with a client that only counts bytes (keep-alive, no parsing of the body): for large
+ * answers, where autocannon's own parsing would be what is measured.
+ */
+export async function rawGetLoad(target: Target, path: string, seconds: number, connections = 32): Promise<Load> {
+  const { hostname, port } = new URL(target.url);
+  const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`);
+  const latencies: number[] = [];
+  let failed = 0;
+  const until = performance.now() + seconds * 1000;
+  const connection = () =>
+    new Promise<void>((resolve) => {
+      const socket = connect(Number(port), hostname);
+      let sent = 0;
+      const send = () => {
+        if (performance.now() >= until) return socket.end(resolve);
+        sent = performance.now();
+        socket.write(request);
+      };
+      const counter = new AnswerCounter(() => {
+        latencies.push(performance.now() - sent);
+        send();
+      });
+      socket.on('connect', send);
+      socket.on('data', (chunk: Buffer) => counter.take(chunk));
+      socket.on('close', () => {
+        failed += counter.failed;
+        resolve();
+      });
+      socket.on('error', () => (failed += 1));
+    });
+  await Promise.all(Array.from({ length: connections }, connection));
+  latencies.sort((a, b) => a - b);
+  const at = (p: number) =>
+    Math.round(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0);
+  return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), failed };
 }

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { ResourceName } from '../domain/resources.js';
-import type { EntryRecord } from '../domain/shared/collection.js';
+import type { Collection, EntryRecord } from '../domain/shared/collection.js';
 import { present } from './present.js';
 
 /**
@@ -32,17 +32,50 @@ export function listBody(
   total: number,
   extra: Record<string, unknown> = {},
 ): string | Readable {
+  if (entries.length <= PIECE) return [...pieces(resource, entries, total, extra)].join('');
+  return Readable.from(pieces(resource, entries, total, extra), { objectMode: false });
+}
+
+function* pieces(resource: ResourceName, entries: EntryRecord[], total: number, extra: Record<string, unknown>) {
   const tail = Object.keys(extra).length > 0 ? `,${JSON.stringify(extra).slice(1, -1)}` : '';
-  const items = (from: number, to: number) =>
-    entries
-      .slice(from, to)
-      .map((entry) => entryJson(resource, entry))
-      .join(',');
-  if (entries.length <= PIECE) return `{"items":[${items(0, entries.length)}],"total":${total}${tail}}`;
-  function* pieces() {
-    yield '{"items":[';
-    for (let from = 0; from < entries.length; from += PIECE) yield (from > 0 ? ',' : '') + items(from, from + PIECE);
-    yield `],"total":${total}${tail}}`;
+  yield '{"items":[';
+  for (let from = 0; from < entries.length; from += PIECE) {
+    const items = entries.slice(from, from + PIECE).map((entry) => entryJson(resource, entry));
+    yield (from > 0 ? ',' : '') + items.join(',');
   }
-  return Readable.from(pieces(), { objectMode: false });
+  yield `],"total":${total}${tail}}`;
+}
+
+/** A ready list: the collection's change count it was made at, and its bytes. */
+const ready = new WeakMap<Collection, { count: number; body: Buffer }>();
+/** The change count a ready list is being made at, by the request that streams it first. */
+const building = new WeakMap<Collection, number>();
+
+/**
+ * The plain list of a resource (no filter, no page, no `at`): made once per change of the
+ * collection and then sent as it is by every request. The first request after a change streams it
+ * piece by piece (nothing holds the event loop) and keeps the pieces for the next ones.
+ */
+export function plainList(resource: ResourceName, collection: Collection): Buffer | Readable {
+  const count = collection.changeCount;
+  const kept = ready.get(collection);
+  if (kept?.count === count) return kept.body;
+  const entries = collection.inOrder();
+  // One request keeps what it sends; others arriving meanwhile only stream (memory stays bounded).
+  const keep = building.get(collection) !== count;
+  if (keep) building.set(collection, count);
+  const made: Buffer[] = [];
+  function* keeping() {
+    for (const piece of pieces(resource, entries, entries.length, {})) {
+      const bytes = Buffer.from(piece);
+      if (keep) made.push(bytes);
+      yield bytes;
+    }
+    if (keep) ready.set(collection, { count, body: Buffer.concat(made) });
+  }
+  if (entries.length <= PIECE) {
+    for (const _ of keeping());
+    return ready.get(collection)!.body;
+  }
+  return Readable.from(keeping(), { objectMode: false });
 }

@@ -97,6 +97,7 @@ export class Collection<E extends EntryRecord = EntryRecord> {
   private readonly referrers = new Map<string, Map<number, Set<number>>>();
   private order: number[] = [];
   private ordered = true;
+  private changes = 0;
 
   constructor(readonly resource: Resource) {
     this.uniques = (resource.declaration.unique ?? []).map((key) => new UniqueIndex(key));
@@ -118,6 +119,11 @@ export class Collection<E extends EntryRecord = EntryRecord> {
 
   get size(): number {
     return this.byId.size;
+  }
+
+  /** Grows with every change (undone ones included): what was made from the entries at one count still holds. */
+  get changeCount(): number {
+    return this.changes;
   }
 
   values(): IterableIterator<E> {
@@ -161,6 +167,7 @@ export class Collection<E extends EntryRecord = EntryRecord> {
     const before = this.byId.get(id);
     const buried = this.tombstones.get(id);
     const highest = this.highest;
+    this.changes += 1;
     if (journal) journal.record(() => this.restore(id, before, buried, highest));
     if (before) this.unindex(id, before);
     if (entry) {
@@ -189,6 +196,7 @@ export class Collection<E extends EntryRecord = EntryRecord> {
 
   private restore(id: number, entry: E | undefined, tombstone: Tombstone | undefined, highest: number): void {
     const now = this.byId.get(id);
+    this.changes += 1;
     if (now) this.unindex(id, now);
     if (entry) {
       this.byId.set(id, entry);

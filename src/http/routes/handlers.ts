@@ -3,7 +3,7 @@ import { selectEntries } from '../../application/queries.js';
 import type { ConfigService } from '../../application/service.js';
 import { type ResourceName, resourceOf } from '../../domain/resources.js';
 import type { WriteValidator } from '../../schemas/validator.js';
-import { listBody } from '../list-body.js';
+import { listBody, plainList } from '../list-body.js';
 import { parseId, parseListQuery, parseReadQuery, refuseQuery } from '../request.js';
 import { change, create, entryBody, etag, remove, revert } from './config-writes.js';
 import type { RouteKind } from './descriptors.js';
@@ -19,10 +19,14 @@ type Handler = <R extends ResourceName>(ctx: Context, resource: R, deps: Handler
 export const HANDLERS: Record<RouteKind, Handler> = {
   list(ctx, resource, { service }) {
     const { query, at } = parseListQuery(ctx, resourceOf(resource));
+    ctx.type = 'application/json';
+    if (ctx.querystring === '') {
+      ctx.body = plainList(resource, service.state.collections[resource]);
+      return;
+    }
     const then = at && service.audit.listAt(resource, at);
     const all = then ? then.entries : service.state.collections[resource].inOrder();
     const { items, total } = selectEntries(all, query);
-    ctx.type = 'application/json';
     ctx.body = listBody(resource, items, total, then ? { as_of: then.asOf } : {});
   },
 
