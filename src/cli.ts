@@ -1,5 +1,6 @@
 import { type ReplayReport, replay } from './application/replay.js';
 import { StartRefused } from './application/secret-key.js';
+import { COPY_LOG_USAGE, runCopyLog } from './commands/copy-log.js';
 import { runToken, TOKEN_USAGE, UsageError } from './commands/token.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, openStores, packageVersion, start } from './main.js';
@@ -9,7 +10,8 @@ const USAGE = `usage: pmacontrol-config <command>
   serve              start the HTTP service (PORT, HOST, DATA_DIR, CONFIG_SECRET_KEY, LOG_LEVEL, EVENT_STORE)
   replay [--apply]   rebuild every read model from the log and compare; --apply replaces the stored ones
   openapi            print the OpenAPI document
-${TOKEN_USAGE}`;
+${TOKEN_USAGE}
+${COPY_LOG_USAGE}`;
 
 async function serve(): Promise<void> {
   const config = loadConfig();
@@ -77,6 +79,8 @@ async function main(argv: string[]): Promise<number> {
       return runReplay(rest.includes('--apply'));
     case 'token':
       return runToken(rest);
+    case 'copy-log':
+      return runCopyLog(rest);
     case 'openapi':
       console.log(JSON.stringify(buildOpenApi(packageVersion()), null, 2));
       return 0;

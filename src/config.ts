@@ -4,12 +4,41 @@ export interface Config {
   dataDir: string;
   secretKey?: string;
   logLevel: string;
-  eventStore: 'sqlite' | 'eventstoredb';
+  eventStore: 'sqlite' | 'mariadb' | 'eventstoredb';
   eventStoreConnectionString?: string;
+  mariadb?: MariadbConfig;
   /** How often an instance looks for appends made by other instances (SQLite store), in ms. */
   pollMs: number;
   http: HttpLimits;
   access: AccessSettings;
+}
+
+/** EVENT_STORE=mariadb: where the log is and how to reach it. */
+export interface MariadbConfig {
+  url: string;
+  poolSize: number;
+  tls: boolean;
+  caFile?: string;
+  /** Following other instances: 20 ms after appends were found, backing off to this when idle. */
+  pollMaxMs: number;
+}
+
+function mariadbConfig(env: NodeJS.ProcessEnv): MariadbConfig {
+  const url = env.MARIADB_URL || '';
+  if (!/^(mysql|mariadb):\/\/[^/]+\/[^/?#]+/.test(url)) {
+    throw new ConfigError(
+      'EVENT_STORE=mariadb needs MARIADB_URL=mysql://user:password@host:port/database (mariadb:// is accepted)',
+    );
+  }
+  const tls = env.MARIADB_TLS || 'off';
+  if (tls !== 'on' && tls !== 'off') throw new ConfigError('MARIADB_TLS must be on or off');
+  return {
+    url,
+    poolSize: integer(env, 'MARIADB_POOL_SIZE', 10, 1, 1000),
+    tls: tls === 'on',
+    caFile: env.MARIADB_CA_FILE || undefined,
+    pollMaxMs: integer(env, 'MARIADB_POLL_MAX_MS', 500, 20, 60_000),
+  };
 }
 
 /** Who may do what without a token, and which web origins may call the API. */
@@ -76,8 +105,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LOG_LEVEL || 'info';
   if (!LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LEVELS.join(', ')}`);
   const eventStore = (env.EVENT_STORE || 'sqlite') as Config['eventStore'];
-  if (eventStore !== 'sqlite' && eventStore !== 'eventstoredb')
-    throw new ConfigError('EVENT_STORE must be sqlite or eventstoredb');
+  if (eventStore !== 'sqlite' && eventStore !== 'mariadb' && eventStore !== 'eventstoredb')
+    throw new ConfigError('EVENT_STORE must be sqlite, mariadb or eventstoredb');
   const eventStoreConnectionString = env.EVENTSTORE_CONNECTION_STRING || undefined;
   if (eventStore === 'eventstoredb' && !eventStoreConnectionString) {
     throw new ConfigError(
@@ -96,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     eventStore,
     eventStoreConnectionString,
+    ...(eventStore === 'mariadb' ? { mariadb: mariadbConfig(env) } : {}),
     pollMs: integer(env, 'POLL_INTERVAL_MS', 100, 10, 60_000),
     access: accessSettings(env, env.HOST || '127.0.0.1'),
     http: {

@@ -8,6 +8,7 @@ import { openSecretKey } from './application/secret-key.js';
 import { ConfigService } from './application/service.js';
 import type { Config, HttpLimits } from './config.js';
 import { EsdbEventStore } from './event-store/esdb/store.js';
+import { MariadbEventStore } from './event-store/mariadb/store.js';
 import type { EventStore } from './event-store/port.js';
 import { SqliteEventStore } from './event-store/sqlite/store.js';
 import { createApp } from './http/app.js';
@@ -27,17 +28,14 @@ export function openStores(config: Config, logger: Logger): Stores {
   mkdirSync(config.dataDir, { recursive: true });
   const file = join(
     config.dataDir,
-    config.eventStore === 'eventstoredb' ? 'read-models-eventstoredb.sqlite' : 'read-models.sqlite',
+    config.eventStore === 'sqlite' ? 'read-models.sqlite' : `read-models-${config.eventStore}.sqlite`,
   );
   const setAside = (setAsideAs: string, reason: string) =>
     logger.warn(
       { file, set_aside_as: setAsideAs, reason },
       'read models corrupt or unreadable: set aside, rebuilding them from the log',
     );
-  const store =
-    config.eventStore === 'eventstoredb'
-      ? new EsdbEventStore(config.eventStoreConnectionString!)
-      : new SqliteEventStore(join(config.dataDir, 'events.sqlite'), { pollMs: config.pollMs });
+  const store = openEventStore(config);
   const fresh = `${file}.rebuild`;
   return {
     store,
@@ -51,6 +49,15 @@ export function openStores(config: Config, logger: Logger): Stores {
       discard: () => SqliteReadModelStore.remove(fresh),
     },
   };
+}
+
+export function openEventStore(config: Config): EventStore {
+  if (config.eventStore === 'eventstoredb') return new EsdbEventStore(config.eventStoreConnectionString!);
+  if (config.eventStore === 'mariadb') {
+    const { pollMaxMs, ...settings } = config.mariadb!;
+    return new MariadbEventStore({ ...settings, poll: { minMs: 20, maxMs: pollMaxMs } });
+  }
+  return new SqliteEventStore(join(config.dataDir, 'events.sqlite'), { pollMs: config.pollMs });
 }
 
 /** Logs the start-up catch-up: its first batch, then every 10,000 events. */

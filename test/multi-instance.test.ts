@@ -1,12 +1,143 @@
-import { suite } from 'uvu';
+import { randomBytes } from 'node:crypto';
+import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RESOURCE_NAMES as RESOURCES } from '../src/domain/resources.js';
 import { BASE, type Reply, send } from './support/harness.js';
 import { makeKey } from './support/keys.js';
+import { freshDatabase, mariadbUrl, skipWithoutMariadb } from './support/mariadb.js';
 import { type ServiceProcess, spawnService, tempDir } from './support/process.js';
 
-const it = suite<{ a: ServiceProcess; b: ServiceProcess }>('two service processes over one SQLite store');
+type Instances = { a: ServiceProcess; b: ServiceProcess; done?: () => Promise<void> };
 const ROUNDS = 8;
+const statuses = (replies: Reply[]) => replies.map((r) => r.status).sort();
+
+const CASES: [string, (ctx: Instances) => Promise<void>][] = [
+  [
+    'the same tag name posted to both: one 201, one 409',
+    async ({ a, b }: Instances) => {
+      for (let i = 0; i < ROUNDS; i++) {
+        const body = { name: `race-${i}`, color: '#000000', background: '#FFFFFF' };
+        const replies = await Promise.all([
+          send(a.url, 'POST', `${BASE}/tags`, { body }),
+          send(b.url, 'POST', `${BASE}/tags`, { body: { ...body, name: body.name.toUpperCase() } }),
+        ]);
+        assert.equal(statuses(replies), [201, 409], replies.map((r) => r.text).join('\n'));
+      }
+    },
+  ],
+
+  [
+    'the same server ip:port posted to both: one 201, one 409',
+    async ({ a, b }: Instances) => {
+      for (let i = 0; i < ROUNDS; i++) {
+        const body = (name: string) => ({
+          id_client: 99,
+          id_environment: 1,
+          name,
+          ip: `10.1.0.${i}`,
+          port: 3306,
+          login: 'pma',
+          passwd: 'pw',
+        });
+        const replies = await Promise.all([
+          send(a.url, 'POST', `${BASE}/servers`, { body: body(`a-${i}`) }),
+          send(b.url, 'POST', `${BASE}/servers`, { body: body(`b-${i}`) }),
+        ]);
+        assert.equal(statuses(replies), [201, 409]);
+      }
+    },
+  ],
+
+  [
+    'deleting an SSH key while a storage area referencing it is created: never both',
+    async ({ a, b }: Instances) => {
+      for (let i = 0; i < ROUNDS; i++) {
+        const key = makeKey('ed25519');
+        const made = await send(a.url, 'POST', `${BASE}/ssh-keys`, {
+          body: { name: `k${i}`, user: `u${i}`, public_key: key.publicKey, private_key: key.privateKey },
+        });
+        const id = made.body.id;
+        const [deleted, area] = await Promise.all([
+          send(a.url, 'DELETE', `${BASE}/ssh-keys/${id}`),
+          send(b.url, 'POST', `${BASE}/storage-areas`, {
+            body: { id_ssh_key: id, ip: '10.2.0.1', path: `/b${i}`, libelle: `area ${i}` },
+          }),
+        ]);
+        const outcome = `${deleted.status}/${area.status}`;
+        assert.ok(outcome === '200/422' || outcome === '409/201' || outcome === '200/404', outcome);
+        if (deleted.status === 409)
+          assert.equal(deleted.body.dependents, [{ resource: 'storage-areas', id: area.body.id }]);
+      }
+    },
+  ],
+
+  [
+    'racing PATCHes with the same If-Match: one 200, one 412',
+    async ({ a, b }: Instances) => {
+      const made = await send(a.url, 'POST', `${BASE}/clients`, { body: { libelle: 'contended' } });
+      const path = `${BASE}/clients/${made.body.id}`;
+      for (let i = 0; i < ROUNDS; i++) {
+        const version = (await send(a.url, 'GET', path)).body.item.version;
+        const headers = { 'If-Match': `"${version}"` };
+        const replies = await Promise.all([
+          send(a.url, 'PATCH', path, { body: { logo: `a${i}.png` }, headers }),
+          send(b.url, 'PATCH', path, { body: { logo: `b${i}.png` }, headers }),
+        ]);
+        assert.equal(statuses(replies), [200, 412]);
+      }
+    },
+  ],
+
+  [
+    'ids are never reused: concurrent creations on both get distinct, increasing ids',
+    async ({ a, b }: Instances) => {
+      const posts = Array.from({ length: 20 }, (_, i) =>
+        send(i % 2 ? a.url : b.url, 'POST', `${BASE}/environments`, {
+          body: { libelle: `env${i}`, key: `e${i}`, class: 'info', letter: 'E' },
+        }),
+      );
+      const ids = (await Promise.all(posts)).map((r) => r.body.id as number);
+      assert.is(new Set(ids).size, 20);
+      assert.ok(ids.every((id) => id > 6));
+    },
+  ],
+
+  [
+    'a write answers only once the instance that took it has applied it (read-your-writes)',
+    async ({ a, b }: Instances) => {
+      for (const [writer, url] of [
+        ['a', a.url],
+        ['b', b.url],
+      ]) {
+        const made = await send(url, 'POST', `${BASE}/tags`, {
+          body: { name: `ryw-${writer}`, color: '#000000', background: '#FFFFFF' },
+        });
+        const read = await send(url, 'GET', `${BASE}/tags/${made.body.id}`);
+        assert.is(read.status, 200);
+      }
+    },
+  ],
+
+  [
+    'both instances converge on the same state',
+    async ({ a, b }: Instances) => {
+      const snapshot = async (url: string) =>
+        JSON.stringify(await Promise.all(RESOURCES.map(async (r) => (await send(url, 'GET', `${BASE}/${r}`)).body)));
+      let same = false;
+      for (let i = 0; i < 100 && !same; i++) {
+        same = (await snapshot(a.url)) === (await snapshot(b.url));
+        if (!same) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(same, 'the two instances still differ after 5 s');
+    },
+  ],
+];
+
+function cases(it: Test<Instances>) {
+  for (const [title, run] of CASES) it(title, run);
+}
+
+const it = suite<Instances>('two service processes over one SQLite store');
 
 it.before(async (ctx) => {
   const dataDir = tempDir();
@@ -17,106 +148,27 @@ it.before(async (ctx) => {
 it.after(async ({ a, b }) => {
   await Promise.all([a.stop(), b.stop()]);
 });
-
-const statuses = (replies: Reply[]) => replies.map((r) => r.status).sort();
-
-it('the same tag name posted to both: one 201, one 409', async ({ a, b }) => {
-  for (let i = 0; i < ROUNDS; i++) {
-    const body = { name: `race-${i}`, color: '#000000', background: '#FFFFFF' };
-    const replies = await Promise.all([
-      send(a.url, 'POST', `${BASE}/tags`, { body }),
-      send(b.url, 'POST', `${BASE}/tags`, { body: { ...body, name: body.name.toUpperCase() } }),
-    ]);
-    assert.equal(statuses(replies), [201, 409], replies.map((r) => r.text).join('\n'));
-  }
-});
-
-it('the same server ip:port posted to both: one 201, one 409', async ({ a, b }) => {
-  for (let i = 0; i < ROUNDS; i++) {
-    const body = (name: string) => ({
-      id_client: 99,
-      id_environment: 1,
-      name,
-      ip: `10.1.0.${i}`,
-      port: 3306,
-      login: 'pma',
-      passwd: 'pw',
-    });
-    const replies = await Promise.all([
-      send(a.url, 'POST', `${BASE}/servers`, { body: body(`a-${i}`) }),
-      send(b.url, 'POST', `${BASE}/servers`, { body: body(`b-${i}`) }),
-    ]);
-    assert.equal(statuses(replies), [201, 409]);
-  }
-});
-
-it('deleting an SSH key while a storage area referencing it is created: never both', async ({ a, b }) => {
-  for (let i = 0; i < ROUNDS; i++) {
-    const key = makeKey('ed25519');
-    const made = await send(a.url, 'POST', `${BASE}/ssh-keys`, {
-      body: { name: `k${i}`, user: `u${i}`, public_key: key.publicKey, private_key: key.privateKey },
-    });
-    const id = made.body.id;
-    const [deleted, area] = await Promise.all([
-      send(a.url, 'DELETE', `${BASE}/ssh-keys/${id}`),
-      send(b.url, 'POST', `${BASE}/storage-areas`, {
-        body: { id_ssh_key: id, ip: '10.2.0.1', path: `/b${i}`, libelle: `area ${i}` },
-      }),
-    ]);
-    const outcome = `${deleted.status}/${area.status}`;
-    assert.ok(outcome === '200/422' || outcome === '409/201' || outcome === '200/404', outcome);
-    if (deleted.status === 409)
-      assert.equal(deleted.body.dependents, [{ resource: 'storage-areas', id: area.body.id }]);
-  }
-});
-
-it('racing PATCHes with the same If-Match: one 200, one 412', async ({ a, b }) => {
-  const made = await send(a.url, 'POST', `${BASE}/clients`, { body: { libelle: 'contended' } });
-  const path = `${BASE}/clients/${made.body.id}`;
-  for (let i = 0; i < ROUNDS; i++) {
-    const version = (await send(a.url, 'GET', path)).body.item.version;
-    const headers = { 'If-Match': `"${version}"` };
-    const replies = await Promise.all([
-      send(a.url, 'PATCH', path, { body: { logo: `a${i}.png` }, headers }),
-      send(b.url, 'PATCH', path, { body: { logo: `b${i}.png` }, headers }),
-    ]);
-    assert.equal(statuses(replies), [200, 412]);
-  }
-});
-
-it('ids are never reused: concurrent creations on both get distinct, increasing ids', async ({ a, b }) => {
-  const posts = Array.from({ length: 20 }, (_, i) =>
-    send(i % 2 ? a.url : b.url, 'POST', `${BASE}/environments`, {
-      body: { libelle: `env${i}`, key: `e${i}`, class: 'info', letter: 'E' },
-    }),
-  );
-  const ids = (await Promise.all(posts)).map((r) => r.body.id as number);
-  assert.is(new Set(ids).size, 20);
-  assert.ok(ids.every((id) => id > 6));
-});
-
-it('a write answers only once the instance that took it has applied it (read-your-writes)', async ({ a, b }) => {
-  for (const [writer, url] of [
-    ['a', a.url],
-    ['b', b.url],
-  ]) {
-    const made = await send(url, 'POST', `${BASE}/tags`, {
-      body: { name: `ryw-${writer}`, color: '#000000', background: '#FFFFFF' },
-    });
-    const read = await send(url, 'GET', `${BASE}/tags/${made.body.id}`);
-    assert.is(read.status, 200);
-  }
-});
-
-it('both instances converge on the same state', async ({ a, b }) => {
-  const snapshot = async (url: string) =>
-    JSON.stringify(await Promise.all(RESOURCES.map(async (r) => (await send(url, 'GET', `${BASE}/${r}`)).body)));
-  let same = false;
-  for (let i = 0; i < 100 && !same; i++) {
-    same = (await snapshot(a.url)) === (await snapshot(b.url));
-    if (!same) await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.ok(same, 'the two instances still differ after 5 s');
-});
-
+cases(it);
 it.run();
+
+const url = await mariadbUrl();
+if (url) {
+  const on = suite<Instances>('two service processes over one MariaDB database, each with its own DATA_DIR');
+  on.before(async (ctx) => {
+    const database = await freshDatabase(url);
+    const env = {
+      EVENT_STORE: 'mariadb',
+      MARIADB_URL: database.url,
+      CONFIG_SECRET_KEY: randomBytes(32).toString('hex'),
+    };
+    ctx.a = await spawnService({ ...env, DATA_DIR: tempDir() });
+    ctx.b = await spawnService({ ...env, DATA_DIR: tempDir() });
+    ctx.done = database.drop;
+  });
+  on.after(async ({ a, b, done }) => {
+    await Promise.all([a.stop(), b.stop()]);
+    await done?.();
+  });
+  cases(on);
+  on.run();
+} else skipWithoutMariadb('two service processes over one MariaDB database');

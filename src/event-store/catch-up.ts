@@ -1,5 +1,11 @@
 import type { OnEvent, RecordedEvent, Subscription } from './port.js';
 
+/** How often to look for other processes' appends: `minMs` while they come, backing off to `maxMs` when idle. */
+export interface Poll {
+  minMs: number;
+  maxMs: number;
+}
+
 /**
  * A catch-up subscription for stores that can be asked "what came after revision r?": it reads in
  * batches until nothing is left, then waits to be woken (by an append in this process, or a timer
@@ -11,20 +17,27 @@ export class CatchUpSubscription implements Subscription {
   private again = false;
   private closed = false;
   private timer?: NodeJS.Timeout;
+  /** The current pause between two looks for other processes' appends. */
+  private delay: number;
 
   constructor(
     private readonly read: (fromRevision: number) => Promise<RecordedEvent[]>,
     fromRevision: number,
     private readonly onEvent: OnEvent,
     private readonly onError: (error: Error) => void,
-    pollMs?: number,
+    private readonly poll?: Poll,
   ) {
     this.next = fromRevision;
-    if (pollMs) {
-      this.timer = setInterval(() => this.wake(), pollMs);
-      this.timer.unref();
-    }
+    this.delay = poll?.minMs ?? 0;
     this.wake();
+  }
+
+  /** The next look: soon after one that found events, twice as late (up to maxMs) after an idle one. */
+  private schedule(found: boolean): void {
+    if (!this.poll || this.closed) return;
+    this.delay = found ? this.poll.minMs : Math.min(this.poll.maxMs, this.delay * 2);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.wake(), this.delay).unref();
   }
 
   skipTo(revision: number): void {
@@ -48,6 +61,7 @@ export class CatchUpSubscription implements Subscription {
   }
 
   private async drain(): Promise<void> {
+    let found = false;
     try {
       for (;;) {
         const batch = await this.read(this.next);
@@ -56,16 +70,18 @@ export class CatchUpSubscription implements Subscription {
           this.next = event.revision + 1;
           this.onEvent(event);
         }
-        if (batch.length === 0 || this.closed) return;
+        found ||= batch.length > 0;
+        if (batch.length === 0 || this.closed) break;
       }
     } catch (error) {
       this.onError(error as Error);
     }
+    this.schedule(found);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.timer);
+    clearTimeout(this.timer);
   }
 }
 
@@ -78,9 +94,9 @@ export class Subscribers {
     fromRevision: number,
     onEvent: OnEvent,
     onError: (e: Error) => void,
-    pollMs?: number,
+    poll?: Poll,
   ): Subscription {
-    const subscription = new CatchUpSubscription(read, fromRevision, onEvent, onError, pollMs);
+    const subscription = new CatchUpSubscription(read, fromRevision, onEvent, onError, poll);
     this.live.add(subscription);
     return {
       close: async () => {

@@ -80,7 +80,8 @@ export class WrongExpectedRevision extends Error {
   constructor(
     readonly stream: string,
     readonly expected: ExpectedRevision,
-    readonly actual: number | 'no_stream',
+    /** 'moved': another writer appended at the same time (the store saw the race, not the new head). */
+    readonly actual: number | 'no_stream' | 'moved',
   ) {
     super(`stream ${stream} is at ${actual}, expected ${expected}`);
     this.name = 'WrongExpectedRevision';

@@ -195,7 +195,7 @@ export class SqliteEventStore implements EventStore {
       fromRevision,
       onEvent,
       onError,
-      this.pollMs,
+      { minMs: this.pollMs, maxMs: this.pollMs },
     );
   }
 

@@ -1,0 +1,68 @@
+import { loadConfig } from '../config.js';
+import { MariadbEventStore, redactUrl } from '../event-store/mariadb/store.js';
+import type { EventStore } from '../event-store/port.js';
+import { SqliteEventStore } from '../event-store/sqlite/store.js';
+import { openEventStore } from '../main.js';
+import { UsageError } from './token.js';
+
+export const COPY_LOG_USAGE = `  copy-log --to <target>   copy the whole log of the configured store into an empty one:
+                           --to sqlite:/path/events.sqlite | mysql://user:password@host:port/database`;
+
+const BATCH = 1000;
+
+/** The target store from `--to`: a SQLite file or a MariaDB/MySQL database. */
+function openTarget(target: string): EventStore {
+  if (/^(mysql|mariadb):\/\//.test(target)) return new MariadbEventStore({ url: target });
+  if (target.startsWith('sqlite:')) return new SqliteEventStore(target.slice('sqlite:'.length));
+  throw new UsageError('--to must be sqlite:<file> or mysql://user:password@host:port/database');
+}
+
+/**
+ * `copy-log --to <target>`: copies every event of the configured store (EVENT_STORE and its
+ * settings) into an empty target, in log order, with its stream, revision, type, data and metadata
+ * (which holds the time, the actor and the request of each event). A target that holds any event is
+ * refused. Run it with the service stopped, or writes made meanwhile may be missing from the copy:
+ * the count at the end says how many were copied.
+ */
+export async function runCopyLog(argv: string[]): Promise<number> {
+  if (argv.length !== 2 || argv[0] !== '--to') throw new UsageError('copy-log needs --to <target>');
+  const source = openEventStore(loadConfig());
+  const target = openTarget(argv[1]);
+  const shown = argv[1].startsWith('sqlite:') ? argv[1] : redactUrl(argv[1]);
+  try {
+    if ((await target.readAll({ maxCount: 1 })).length > 0) {
+      console.error(`refused: ${shown} already holds events; copy-log only writes into an empty store`);
+      return 1;
+    }
+    const heads = new Map<string, number>();
+    let copied = 0;
+    for (let after = 0; ; ) {
+      const events = await source.readAll({ after, maxCount: BATCH });
+      if (events.length === 0) break;
+      // Consecutive events of one stream go in one append, at the revision they have in the source.
+      for (let i = 0; i < events.length; ) {
+        let j = i;
+        while (j < events.length && events[j].stream === events[i].stream) j++;
+        const run = events.slice(i, j);
+        const head = heads.get(run[0].stream);
+        if (run[0].revision !== (head ?? -1) + 1)
+          throw new Error(`the source log has a gap before ${run[0].stream}@${run[0].revision}`);
+        await target.append(
+          run[0].stream,
+          run.map(({ type, data, metadata }) => ({ type, data, metadata })),
+          head ?? 'no_stream',
+        );
+        heads.set(run[0].stream, run[run.length - 1].revision);
+        i = j;
+      }
+      copied += events.length;
+      after = events[events.length - 1].position;
+      process.stderr.write(`copied ${copied} events\n`);
+    }
+    console.log(`copied ${copied} events from ${source.name} to ${shown}`);
+    return 0;
+  } finally {
+    await source.close();
+    await target.close();
+  }
+}
