@@ -43,7 +43,7 @@ export function openStores(config: Config, logger: Logger): Stores {
     rebuild: {
       open: () => {
         SqliteReadModelStore.remove(fresh);
-        return new SqliteReadModelStore(fresh);
+        return new SqliteReadModelStore(fresh, undefined, true);
       },
       adopt: () => SqliteReadModelStore.move(fresh, file),
       discard: () => SqliteReadModelStore.remove(fresh),
