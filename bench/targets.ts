@@ -69,9 +69,17 @@ const jsonLine = (line: string): Record<string, unknown> | undefined => {
 /** The service as users run it, on the embedded store (synchronous=FULL: every answer after fsync). */
 export function startService(
   dataDir = mkdtempSync(join(tmpdir(), 'pmacontrol-bench-')),
+  extra: Record<string, string> = {},
 ): Promise<Target & { dataDir: string }> {
   // As users run it: LOG_LEVEL=info, one access-log line per request, is part of what is measured.
-  const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ANONYMOUS_ROLE: 'writer' };
+  const env = {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    ANONYMOUS_ROLE: 'writer',
+    ...extra,
+  };
   return startProcess('service', ['src/cli.ts', 'serve'], env, (line) => {
     const parsed = jsonLine(line);
     return parsed?.msg === 'listening' ? (parsed.port as number) : undefined;

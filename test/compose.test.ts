@@ -19,12 +19,16 @@ const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { 
       depends_on?: Record<string, unknown>;
       networks: unknown;
       volumes?: string[];
+      profiles?: string[];
     }
   >;
   volumes: Record<string, unknown>;
 };
 const nodes = Object.entries(compose.services).filter(([name]) => name.startsWith('kurrentdb-'));
-const instances = Object.entries(compose.services).filter(([name]) => name.startsWith('config-'));
+const instances = Object.entries(compose.services).filter(
+  ([name, service]) => name.startsWith('config-') && !service.profiles,
+);
+const onMariadb = Object.entries(compose.services).filter(([, service]) => service.profiles?.includes('mariadb'));
 const ipOf = (env: Record<string, string>) => env.KURRENTDB_REPLICATION_IP;
 
 it('three KurrentDB nodes, each seeded with the two others, with a data volume', () => {
@@ -65,6 +69,21 @@ it('the instances environment is accepted by the service configuration', () => {
   const config = loadConfig({ ...instance.environment, CONFIG_SECRET_KEY: 'ab'.repeat(32) });
   assert.is(config.eventStore, 'eventstoredb');
   assert.throws(() => loadConfig({ ...instance.environment, CONFIG_SECRET_KEY: '' }), /CONFIG_SECRET_KEY/);
+});
+
+it('the mariadb profile: one MariaDB with a volume, two instances on it with the shared key', () => {
+  assert.equal(onMariadb.map(([name]) => name).sort(), ['config-m1', 'config-m2', 'mariadb']);
+  const [, database] = onMariadb.find(([name]) => name === 'mariadb')!;
+  assert.match(database.image ?? '', /^mariadb:10\.11/);
+  assert.ok(database.volumes?.some((v) => v.endsWith(':/var/lib/mysql')));
+  for (const [name, instance] of onMariadb.filter(([n]) => n !== 'mariadb')) {
+    const env: Record<string, string> = { ...instance.environment, MARIADB_ROOT_PASSWORD: 'x' };
+    const url = env.MARIADB_URL.replace(/\$\{MARIADB_ROOT_PASSWORD[^}]*\}/, 'x');
+    const config = loadConfig({ ...env, MARIADB_URL: url, CONFIG_SECRET_KEY: 'ab'.repeat(32) });
+    assert.is(config.eventStore, 'mariadb', name);
+    assert.is(config.mariadb?.url, 'mysql://root:x@mariadb:3306/pmacontrol');
+    assert.equal(Object.keys(instance.depends_on ?? {}), ['mariadb']);
+  }
 });
 
 it('the Dockerfile copies what the service runs and starts it with the CLI', () => {
