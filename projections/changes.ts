@@ -133,6 +133,9 @@ export function rowsOf(
   const position = event.revision + 1;
   const [own] = effects;
   const { actor, request_id, at } = event.metadata;
+  // An event about an entry that changes nothing (a secret read) names it in its data.
+  const about =
+    own ?? (event.type === 'SecretRevealed' ? { resource: event.data.resource, id: event.data.id } : undefined);
   const change: ChangeRow = {
     position,
     type: event.type,
@@ -140,7 +143,7 @@ export function rowsOf(
     hw_at: highWaterAt,
     actor,
     request_id,
-    ...(own ? { resource: own.resource, entry_id: own.id } : {}),
+    ...(about ? { resource: about.resource as never, entry_id: about.id as number } : {}),
     data: redactData(own?.resource, event.data),
   };
   const versions = effects.map((effect): VersionRow => {

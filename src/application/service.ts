@@ -161,6 +161,27 @@ export class ConfigService {
     return this.write.execute(request, caller);
   }
 
+  /**
+   * A secret in plain text for the platform (a token with the `secrets` right): the read is first
+   * recorded as a SecretRevealed event (the entry, the field and the actor, never the value), then
+   * answered. Null when the entry has no such secret.
+   */
+  revealSecret(resource: 'servers' | 'ssh-keys', id: number, caller: Caller): Promise<string | null> {
+    const field = resourceOf(resource).secretFields[0];
+    return this.writer.submit({
+      caller,
+      decide: (state) => {
+        const col = state.collections[resource];
+        if (!col.get(id)) throw col.tombstone(id) ? new Deleted(resource, id) : new NotFound(resource, id);
+        return [{ type: 'SecretRevealed', data: { resource, id, field } }];
+      },
+      answer: (state) => {
+        const sealed = state.collections[resource].get(id)?.[field];
+        return typeof sealed === 'string' && sealed !== '' ? this.secrets!.open(sealed as Sealed) : null;
+      },
+    });
+  }
+
   /** Appends system events while `needed` holds: another instance may have written them first. */
   private async writeOnce(events: DomainEvent[], needed: (state: ConfigState) => boolean): Promise<void> {
     await this.writer.submit({

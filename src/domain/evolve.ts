@@ -100,6 +100,8 @@ const TABLE = new Map<string, Apply>([
   ['SecretKeyRecorded', secretKeyRecorded],
   // A request that changed nothing, kept for its Idempotency-Key (in its metadata): no effect on the state.
   ['RequestRecorded', () => []],
+  // Someone read a secret (data: resource, id, field; never the value): in the log for the audit, no effect.
+  ['SecretRevealed', () => []],
 ]);
 const RESOURCE_OF_EVENT = new Map<string, CollectionName>();
 for (const [type, apply] of Object.entries(TOKEN_EVENTS)) {

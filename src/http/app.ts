@@ -20,7 +20,7 @@ import {
   ROUTES,
 } from './routes/descriptors.js';
 import { HANDLERS } from './routes/handlers.js';
-import { issueToken, listTokens, revokeToken, whoami } from './routes/tokens.js';
+import { issueToken, listTokens, revealSecret, revokeToken, whoami } from './routes/tokens.js';
 
 export interface AppDeps {
   service: ConfigService;
@@ -51,6 +51,8 @@ function apiHandlers({ service, openapi, keepAliveMs }: AppDeps): Record<ApiRout
     listTokens: (ctx) => listTokens(ctx, service),
     issueToken: (ctx) => issueToken(ctx, service),
     revokeToken: (ctx) => revokeToken(ctx, service),
+    serverSecret: (ctx) => revealSecret(ctx, service, 'servers'),
+    sshKeySecret: (ctx) => revealSecret(ctx, service, 'ssh-keys'),
     openApi: (ctx) => {
       refuseQuery(ctx);
       ctx.body = openapi;

@@ -2,7 +2,7 @@ import type { OperationObject, ParameterObject, SchemaObject } from 'openapi3-ts
 import { COLLECTION_NAMES, RESOURCE_NAMES } from '../domain/resources.js';
 import type { ApiRouteDescriptor } from '../http/routes/descriptors.js';
 import { json, problems, ref, requestIdHeader } from './config-operations.js';
-import { issueToken, listTokens, revokeToken, whoami } from './identity-operations.js';
+import { issueToken, listTokens, revokeToken, serverSecret, sshKeySecret, whoami } from './identity-operations.js';
 
 const query = (name: string, description: string, schema: SchemaObject, example?: unknown): ParameterObject => ({
   name,
@@ -201,5 +201,6 @@ function openApi(): OperationObject {
 
 /** The OpenAPI operation of a route about the whole configuration or the API itself. */
 export function apiOperation(route: ApiRouteDescriptor): OperationObject {
-  return { changes, changeStream, diff, openApi, whoami, listTokens, issueToken, revokeToken }[route.kind]();
+  const operations = { changes, changeStream, diff, openApi, whoami, listTokens, issueToken, revokeToken };
+  return { ...operations, serverSecret, sshKeySecret }[route.kind]();
 }

@@ -129,3 +129,30 @@ export function revokeToken(): OperationObject {
     },
   };
 }
+
+function secretOperation(resource: 'servers' | 'ssh-keys', field: string, what: string, operationId: string) {
+  const schema = {
+    type: 'object',
+    properties: { [field]: { type: ['string', 'null'], description: `the ${what} in plain text; null: none is set` } },
+    required: [field],
+    additionalProperties: false,
+  };
+  const example = { [field]: field === 'passwd' ? 'monitor-password' : '-----BEGIN OPENSSH PRIVATE KEY-----\n…' };
+  return (): OperationObject => ({
+    tags: ['identity'],
+    operationId,
+    summary: `The ${what} of one ${resource === 'servers' ? 'server' : 'SSH key'}, in plain text`,
+    description:
+      `For the monitoring platform: only a token issued with "secrets": true may call it (anyone else: 403, anonymous ` +
+      `callers 401). Each call is first recorded in the log as a SecretRevealed event (the entry, the field and the ` +
+      `actor, never the value), so the change log answers who read which ${what} and when. Never cached (no-store).`,
+    parameters: [ref('parameters', 'Id')],
+    responses: {
+      200: { description: `the ${what}`, headers: requestIdHeader, content: json(schema, example) },
+      ...problems('BadRequest', 'NotFound', 'Unavailable'),
+    },
+  });
+}
+
+export const serverSecret = secretOperation('servers', 'passwd', 'password', 'getServerSecret');
+export const sshKeySecret = secretOperation('ssh-keys', 'private_key', 'private key', 'getSshKeySecret');

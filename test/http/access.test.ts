@@ -17,11 +17,18 @@ interface World {
   h: Harness;
   tokens: Record<string, string>;
   tagId: number;
+  serverId: number;
   serial: number;
 }
 
-async function issue(h: Harness, name: string, role: Role, expiresAt: string | null = null): Promise<string> {
-  const { token } = await h.service.write.issueToken({ name, role, secrets: false, expiresAt }, ADMIN);
+async function issue(
+  h: Harness,
+  name: string,
+  role: Role,
+  expiresAt: string | null = null,
+  secrets = false,
+): Promise<string> {
+  const { token } = await h.service.write.issueToken({ name, role, secrets, expiresAt }, ADMIN);
   return token;
 }
 
@@ -31,6 +38,8 @@ async function world(anonymousRole: AccessSettings['anonymousRole']): Promise<Wo
     reader: await issue(h, 'alice', 'reader'),
     writer: await issue(h, 'bob', 'writer'),
     admin: await issue(h, 'carol', 'admin'),
+    // The monitoring platform: reads, and the secrets.
+    platform: await issue(h, 'platform', 'reader', null, true),
     // The test clock starts on 2026-01-01: this one expired a year before.
     expired: await issue(h, 'dave', 'admin', '2025-01-01T00:00:00.000Z'),
     revoked: await issue(h, 'erin', 'admin'),
@@ -44,7 +53,15 @@ async function world(anonymousRole: AccessSettings['anonymousRole']): Promise<Wo
     ADMIN,
   );
   await h.service.execute({ kind: 'patch', resource: 'tags', id: tag.id, input: { color: '#111111' } }, ADMIN);
-  return { h, tokens, tagId: tag.id, serial: 0 };
+  const server = await h.service.execute(
+    {
+      kind: 'create',
+      resource: 'servers',
+      input: { id_client: 99, id_environment: 1, name: 'm', ip: '10.9.9.9', login: 'pma', passwd: 'pw' },
+    },
+    ADMIN,
+  );
+  return { h, tokens, tagId: tag.id, serverId: server.id, serial: 0 };
 }
 
 type RouteClass = (w: World, headers: Record<string, string>) => Promise<{ status: number; headers: Headers }>;
@@ -76,6 +93,7 @@ const ROUTE_CLASSES: Record<string, RouteClass> = {
       body: { name: `t${++w.serial}`, color: '#000000', background: '#FFFFFF' },
     }),
   revert: (w, headers) => w.h.request('POST', `${BASE}/tags/${w.tagId}/revert`, { headers, body: { version: 1 } }),
+  'secret read': get((w) => `${BASE}/servers/${w.serverId}/secret`),
   'tokens list': get(() => '/fr/api/tokens'),
   'token issue': (w, headers) =>
     w.h.request('POST', '/fr/api/tokens', { headers, body: { name: `n${++w.serial}`, role: 'reader' } }),
@@ -92,7 +110,7 @@ const TOKENS = ['tokens list', 'token issue', 'token revoke'];
 const CREATED = new Set(['config write', 'token issue']);
 
 /** The expected status of each route class for a caller who may read, write, administer, or nothing. */
-function expected(level: 'none' | Role | 'refused'): Record<string, number> {
+function expected(level: 'none' | Role | 'refused', secrets = false): Record<string, number> {
   const rank = ['none', 'reader', 'writer', 'admin'].indexOf(level);
   const cell = (needs: number, ok: number) => {
     if (level === 'refused') return 401;
@@ -103,6 +121,8 @@ function expected(level: 'none' | Role | 'refused'): Record<string, number> {
   for (const name of READS) statuses[name] = cell(1, 200);
   for (const name of WRITES) statuses[name] = cell(2, CREATED.has(name) ? 201 : 200);
   for (const name of TOKENS) statuses[name] = cell(3, CREATED.has(name) ? 201 : 200);
+  // Secrets: only a token issued with the right, whatever its role.
+  statuses['secret read'] = level === 'refused' || level === 'none' ? 401 : secrets ? 200 : 403;
   return statuses;
 }
 
@@ -110,7 +130,7 @@ const CALLERS: [
   string,
   AccessSettings['anonymousRole'],
   (w: World) => Record<string, string>,
-  'none' | Role | 'refused',
+  'none' | Role | 'refused' | 'reader+secrets',
 ][] = [
   ['anonymous (ANONYMOUS_ROLE=none)', 'none', () => ({}), 'none'],
   ['anonymous (ANONYMOUS_ROLE=reader)', 'reader', () => ({}), 'reader'],
@@ -136,6 +156,12 @@ const CALLERS: [
     ),
   ),
   ['a Basic header (ANONYMOUS_ROLE=writer)', 'writer', () => ({ Authorization: 'Basic YWRtaW46YWRtaW4=' }), 'refused'],
+  [
+    'a reader token issued with "secrets": true',
+    'none',
+    (w: World) => ({ Authorization: `Bearer ${w.tokens.platform}` }),
+    'reader+secrets',
+  ],
 ] as never;
 
 const it = suite('the access matrix: callers × route classes');
@@ -144,7 +170,7 @@ for (const [who, anonymousRole, headersOf, level] of CALLERS) {
   it(who, async () => {
     const w = await world(anonymousRole);
     try {
-      const want = expected(level);
+      const want = level === 'reader+secrets' ? expected('reader', true) : expected(level);
       const got: Record<string, number> = {};
       for (const [name, call] of Object.entries(ROUTE_CLASSES)) {
         const reply = await call(w, headersOf(w));

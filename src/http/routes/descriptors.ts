@@ -14,7 +14,9 @@ export type ApiRouteKind =
   | 'whoami'
   | 'listTokens'
   | 'issueToken'
-  | 'revokeToken';
+  | 'revokeToken'
+  | 'serverSecret'
+  | 'sshKeySecret';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One route of a configuration resource: what the router mounts and what the OpenAPI builder documents. */
@@ -66,6 +68,8 @@ export const API_ROUTES: ApiRouteDescriptor[] = [
   { kind: 'listTokens', method: 'GET', path: TOKENS_PATH, access: 'admin' },
   { kind: 'issueToken', method: 'POST', path: TOKENS_PATH, access: 'admin' },
   { kind: 'revokeToken', method: 'DELETE', path: `${TOKENS_PATH}/{id}`, access: 'admin' },
+  { kind: 'serverSecret', method: 'GET', path: `${CONFIG_BASE}/servers/{id}/secret`, access: 'secrets' },
+  { kind: 'sshKeySecret', method: 'GET', path: `${CONFIG_BASE}/ssh-keys/{id}/secret`, access: 'secrets' },
   { kind: 'openApi', method: 'GET', path: OPENAPI_PATH, access: 'open' },
 ];
 

@@ -19,6 +19,14 @@ export const presentToken = (token: EntryRecord) => ({
   revoked_at: token.revoked_at,
 });
 
+/** `GET …/servers/{id}/secret`, `GET …/ssh-keys/{id}/secret`: recorded in the log, then answered. */
+export async function revealSecret(ctx: Context, service: ConfigService, resource: 'servers' | 'ssh-keys') {
+  refuseQuery(ctx);
+  const id = parseId(ctx.params.id);
+  const value = await service.revealSecret(resource, id, callerOf(ctx));
+  ctx.body = resource === 'servers' ? { passwd: value } : { private_key: value };
+}
+
 export function whoami(ctx: Context): void {
   refuseQuery(ctx);
   const { actor, role, secrets } = ctx.state.principal as Principal;
