@@ -12,6 +12,7 @@ import { MariadbEventStore } from './event-store/mariadb/store.js';
 import type { EventStore } from './event-store/port.js';
 import { SqliteEventStore } from './event-store/sqlite/store.js';
 import { createApp } from './http/app.js';
+import { Metrics, Readiness } from './http/operations.js';
 import { buildOpenApi } from './openapi/build.js';
 import type { ReadModelStore } from './read-models/port.js';
 import { SqliteReadModelStore } from './read-models/sqlite/store.js';
@@ -146,9 +147,14 @@ async function listen(config: Config, callback: ReturnType<Koa['callback']>): Pr
 /** Starts the service; `close` stops taking connections, lets in-flight requests finish, then closes the stores. */
 export async function start(config: Config, logger: Logger): Promise<Running> {
   const started = performance.now();
-  const stores = openStores(config, logger);
+  const opened = openStores(config, logger);
+  const metrics = new Metrics();
+  const stores = { ...opened, store: metrics.measured(opened.store) };
   const service = await startService(config, logger, stores);
-  const app = createApp({ service, logger, openapi: buildOpenApi(packageVersion()), access: config.access });
+  metrics.watch(service);
+  const readiness = new Readiness();
+  const openapi = buildOpenApi(packageVersion());
+  const app = createApp({ service, logger, openapi, access: config.access, metrics, readiness });
   const server = await listen(config, app.callback());
   const port = (server.address() as AddressInfo).port;
   const reached = { revision: service.revision, position: service.revision + 1 };
@@ -160,6 +166,8 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      // First /readyz turns 503, then the in-flight requests finish, then the stores close.
+      readiness.stopping = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       service.feed.closeAll(); // live feeds would hold their connections open
       server.closeIdleConnections();

@@ -162,6 +162,23 @@ export class ConfigService {
   }
 
   /**
+   * How many events of the log this instance has not folded yet (counted up to 1000): 0 when it is at
+   * the head. Throws when the store does not answer within `timeoutMs`.
+   */
+  async behind(timeoutMs: number): Promise<number> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      const ahead = this.deps.store.readStream(CONFIG_STREAM, { fromRevision: this.revision + 1, maxCount: 1000 });
+      return (await Promise.race([ahead, timeout])).length;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
    * A secret in plain text for the platform (a token with the `secrets` right): the read is first
    * recorded as a SecretRevealed event (the entry, the field and the actor, never the value), then
    * answered. Null when the entry has no such secret.

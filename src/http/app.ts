@@ -9,6 +9,7 @@ import { WriteValidator } from '../schemas/validator.js';
 import { errorHandler, methodNotAllowed, unknownResource, unknownRoute } from './errors.js';
 import { type Access, authorize, identify } from './identity.js';
 import { accessLog, cors, hardening, requestContext, trailingSlash } from './middleware.js';
+import { healthz, Metrics, metrics, Readiness, readyz } from './operations.js';
 import { refuseQuery } from './request.js';
 import { changeStream, changes, diff, KEEP_ALIVE_MS } from './routes/audit.js';
 import {
@@ -30,6 +31,9 @@ export interface AppDeps {
   access?: AccessSettings;
   /** How often the live feed sends a comment while nothing happens (tests shorten it). */
   keepAliveMs?: number;
+  /** The instance's metrics (made here when not given) and whether it is stopping (for /readyz). */
+  metrics?: Metrics;
+  readiness?: Readiness;
 }
 
 type Handle = (ctx: Context) => unknown;
@@ -42,8 +46,13 @@ function notFound(ctx: Context) {
 }
 
 /** The routes about the whole configuration, the tokens, or the API itself. */
-function apiHandlers({ service, openapi, keepAliveMs }: AppDeps): Record<ApiRouteKind, Handle> {
+function apiHandlers(deps: AppDeps & { metrics: Metrics }): Record<ApiRouteKind, Handle> {
+  const { service, openapi, keepAliveMs } = deps;
+  const readiness = deps.readiness ?? new Readiness();
   return {
+    healthz,
+    readyz: (ctx) => readyz(ctx, service, readiness),
+    metrics: (ctx) => metrics(ctx, deps.metrics.registry),
     changes: (ctx) => changes(ctx, service),
     changeStream: (ctx) => changeStream(ctx, service, keepAliveMs ?? KEEP_ALIVE_MS),
     diff: (ctx) => diff(ctx, service),
@@ -74,7 +83,7 @@ function guarded(access: Access, handle: Handle, deps: AppDeps): Handle {
   };
 }
 
-function routes(deps: AppDeps): Router {
+function routes(deps: AppDeps & { metrics: Metrics }): Router {
   const router = new Router();
   const handlerDeps = { service: deps.service, validator: new WriteValidator() };
   const byPath = new Map<string, Method[]>();
@@ -99,7 +108,8 @@ function routes(deps: AppDeps): Router {
   return router;
 }
 
-export function createApp(deps: AppDeps): Koa {
+export function createApp(given: AppDeps): Koa {
+  const deps = { ...given, metrics: given.metrics ?? new Metrics().watch(given.service) };
   const app = new Koa();
   // A client that goes away mid-answer is not the service's error: logged at debug, never on stderr.
   app.silent = true;
@@ -108,6 +118,7 @@ export function createApp(deps: AppDeps): Koa {
   });
   app.use(requestContext);
   app.use(accessLog(deps.logger));
+  app.use(deps.metrics.measure());
   app.use(hardening);
   app.use(cors(deps.access?.corsOrigins ?? []));
   app.use(errorHandler(deps.logger));

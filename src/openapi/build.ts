@@ -91,6 +91,10 @@ export function buildOpenApi(version: string): OpenAPIObject {
   for (const [path, operations] of Object.entries(paths)) builder.addPath(path, operations);
   builder.addTag({ name: 'audit', description: 'The change log, time travel, differences and the live feed' });
   builder.addTag({ name: 'identity', description: 'Who is asking: tokens, roles' });
+  builder.addTag({
+    name: 'operations',
+    description: 'Health, readiness and metrics, for the platform that runs the service',
+  });
   builder.addTag({ name: 'meta', description: 'The API itself' });
   return builder.getSpec();
 }

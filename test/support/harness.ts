@@ -9,6 +9,7 @@ import type { AccessSettings } from '../../src/config.js';
 import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
 import type { EventStore } from '../../src/event-store/port.js';
 import { createApp } from '../../src/http/app.js';
+import type { Readiness } from '../../src/http/operations.js';
 import { buildOpenApi } from '../../src/openapi/build.js';
 import type { ReadModelStore } from '../../src/read-models/port.js';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite/store.js';
@@ -69,6 +70,8 @@ export interface HarnessOptions {
   clock?: Clock;
   /** Who may do what without a token, and CORS; default: anonymous writer, no CORS. */
   access?: AccessSettings;
+  /** Whether the instance is stopping, as /readyz sees it. */
+  readiness?: Readiness;
 }
 
 /** A logger whose lines land in `logs`. */
@@ -107,6 +110,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     openapi: buildOpenApi('test'),
     keepAliveMs: options.keepAliveMs,
     access: options.access,
+    readiness: options.readiness,
   });
   const server: Server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -16,7 +16,10 @@ export type ApiRouteKind =
   | 'issueToken'
   | 'revokeToken'
   | 'serverSecret'
-  | 'sshKeySecret';
+  | 'sshKeySecret'
+  | 'healthz'
+  | 'readyz'
+  | 'metrics';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One route of a configuration resource: what the router mounts and what the OpenAPI builder documents. */
@@ -71,6 +74,9 @@ export const API_ROUTES: ApiRouteDescriptor[] = [
   { kind: 'serverSecret', method: 'GET', path: `${CONFIG_BASE}/servers/{id}/secret`, access: 'secrets' },
   { kind: 'sshKeySecret', method: 'GET', path: `${CONFIG_BASE}/ssh-keys/{id}/secret`, access: 'secrets' },
   { kind: 'openApi', method: 'GET', path: OPENAPI_PATH, access: 'open' },
+  { kind: 'healthz', method: 'GET', path: '/healthz', access: 'open' },
+  { kind: 'readyz', method: 'GET', path: '/readyz', access: 'open' },
+  { kind: 'metrics', method: 'GET', path: '/metrics', access: 'open' },
 ];
 
 /** Methods answered on a path: HEAD wherever GET is, OPTIONS everywhere. */

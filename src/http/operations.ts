@@ -1,0 +1,136 @@
+import type { Context, Next } from 'koa';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { ConfigService } from '../application/service.js';
+import type { EventStore } from '../event-store/port.js';
+import { refuseQuery } from './request.js';
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+/** How long /readyz waits for the event store before it says the store does not answer. */
+const STORE_TIMEOUT_MS = 2000;
+
+/** Whether this instance is stopping: /readyz answers 503 from the first moment of a graceful stop. */
+export class Readiness {
+  stopping = false;
+}
+
+/**
+ * The service's Prometheus metrics, in a registry of its own (one per app): requests by route
+ * template (never the raw path), method and status; request and append latency; events appended;
+ * the projected position and how far behind the log this instance is; Node's process metrics.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({
+    name: 'pmacontrol_http_requests_total',
+    help: 'HTTP requests answered, by route template, method and status',
+    labelNames: ['route', 'method', 'status'],
+    registers: [this.registry],
+  });
+  readonly latency = new Histogram({
+    name: 'pmacontrol_http_request_duration_seconds',
+    help: 'Time from the request to the end of its answer, by route template and method',
+    labelNames: ['route', 'method'],
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly appendLatency = new Histogram({
+    name: 'pmacontrol_event_store_append_duration_seconds',
+    help: 'Time an append to the event store takes, durable write included',
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly appended = new Counter({
+    name: 'pmacontrol_events_appended_total',
+    help: 'Events this instance appended to the log',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'pmacontrol_' });
+  }
+
+  /** Adds the gauges read from the running service: its position and how far behind the log it is. */
+  watch(service: ConfigService): this {
+    new Gauge({
+      name: 'pmacontrol_projected_position',
+      help: 'Position of the last event this instance has folded into its state and read models',
+      registers: [this.registry],
+      collect() {
+        this.set(service.revision + 1);
+      },
+    });
+    new Gauge({
+      name: 'pmacontrol_follow_lag_events',
+      help: 'Events in the log that this instance has not folded yet (up to 1000; -1: the store does not answer)',
+      registers: [this.registry],
+      async collect() {
+        this.set(await service.behind(STORE_TIMEOUT_MS).catch(() => -1));
+      },
+    });
+    return this;
+  }
+
+  /** Middleware: counts and times every request under its route template ("unmatched" for a 404). */
+  measure() {
+    return async (ctx: Context, next: Next) => {
+      const stop = this.latency.startTimer();
+      try {
+        await next();
+      } finally {
+        const route = (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+        stop({ route, method: ctx.method });
+        this.requests.inc({ route, method: ctx.method, status: ctx.status });
+      }
+    };
+  }
+
+  /** The store, with every append timed and counted. */
+  measured(store: EventStore): EventStore {
+    const metrics = this;
+    return new Proxy(store, {
+      get(target, key) {
+        const value = Reflect.get(target, key);
+        if (key !== 'append') return typeof value === 'function' ? value.bind(target) : value;
+        return async (...args: Parameters<EventStore['append']>) => {
+          const stop = metrics.appendLatency.startTimer();
+          try {
+            const result = await target.append(...args);
+            metrics.appended.inc(args[1].length);
+            return result;
+          } finally {
+            stop();
+          }
+        };
+      },
+    });
+  }
+}
+
+export function healthz(ctx: Context): void {
+  refuseQuery(ctx);
+  ctx.body = { status: 'ok' };
+}
+
+/** Ready: not stopping, the event store answers, and this instance has folded the whole log. */
+export async function readyz(ctx: Context, service: ConfigService, readiness: Readiness): Promise<void> {
+  refuseQuery(ctx);
+  const notReady = (reason: string) => {
+    ctx.status = 503;
+    ctx.body = { status: 'not_ready', reason };
+  };
+  if (readiness.stopping) return notReady('stopping');
+  let behind: number;
+  try {
+    behind = await service.behind(STORE_TIMEOUT_MS);
+  } catch (error) {
+    return notReady(`the event store does not answer: ${(error as Error).message}`);
+  }
+  if (behind > 0) return notReady(`catching up: ${behind}${behind >= 1000 ? ' or more' : ''} events not folded yet`);
+  ctx.body = { status: 'ready', position: service.revision + 1 };
+}
+
+export async function metrics(ctx: Context, registry: Registry): Promise<void> {
+  refuseQuery(ctx);
+  ctx.type = registry.contentType;
+  ctx.body = await registry.metrics();
+}
