@@ -1,10 +1,20 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type Koa from 'koa';
 import { type Logger, pino } from 'pino';
-import { openSecretKey } from './application/secret-key.js';
+import { openSecretKey, StartRefused } from './application/secret-key.js';
 import { ConfigService } from './application/service.js';
 import type { Config, HttpLimits } from './config.js';
 import { EsdbEventStore } from './event-store/esdb/store.js';
@@ -25,8 +35,38 @@ export interface Stores {
 }
 
 /** The composition root: the only module that picks adapters. */
+/**
+ * Makes sure DATA_DIR is a directory this process can write and sync a file in, creating it if
+ * needed; refuses at once with a message that names it otherwise. (Node's recursive mkdir loops
+ * forever under /proc, so each missing level is made on its own.)
+ */
+export function prepareDataDir(dir: string): void {
+  const path = resolve(dir);
+  const refuse = (why: string) => new StartRefused(`DATA_DIR ${path} cannot hold the data: ${why}`);
+  const missing: string[] = [];
+  for (let at = path; !existsSync(at); at = dirname(at)) missing.unshift(at);
+  for (const level of missing) {
+    try {
+      mkdirSync(level);
+    } catch (error) {
+      throw refuse(`creating ${level} failed (${(error as NodeJS.ErrnoException).code})`);
+    }
+  }
+  if (!statSync(path).isDirectory()) throw refuse('it is not a directory');
+  const probe = join(path, `.write-probe-${process.pid}`);
+  try {
+    const fd = openSync(probe, 'w');
+    writeSync(fd, 'probe');
+    fsyncSync(fd);
+    closeSync(fd);
+    unlinkSync(probe);
+  } catch (error) {
+    throw refuse(`writing a file there failed (${(error as NodeJS.ErrnoException).code})`);
+  }
+}
+
 export function openStores(config: Config, logger: Logger): Stores {
-  mkdirSync(config.dataDir, { recursive: true });
+  prepareDataDir(config.dataDir);
   const file = join(
     config.dataDir,
     config.eventStore === 'sqlite' ? 'read-models.sqlite' : `read-models-${config.eventStore}.sqlite`,

@@ -328,3 +328,24 @@ damaged('replay --apply repairs a corrupt read-models.sqlite', async () => {
 });
 
 damaged.run();
+
+const unusable = suite('persistence: a DATA_DIR that cannot hold the data');
+
+unusable('is refused at once with a message that names it (under /proc; a file)', async () => {
+  const file = join(tempDir(), 'a-file');
+  writeFileSync(file, 'not a directory');
+  for (const [dir, why] of [
+    ['/proc/pmacontrol-data', /creating \/proc\/pmacontrol-data failed \(ENOENT\)/],
+    [file, /it is not a directory/],
+  ] as const) {
+    const run = await runCli(['serve'], { DATA_DIR: dir, PORT: '0' }, 20_000);
+    assert.is(run.code, 1, `${dir}: exit code (null: it hung)`);
+    assert.match(
+      run.stderr,
+      new RegExp(`refused to start: DATA_DIR ${dir.replace(/[/.]/g, '\\$&')} cannot hold the data`),
+    );
+    assert.match(run.stderr, why);
+  }
+});
+
+unusable.run();
