@@ -6,6 +6,7 @@ import type { ConfigService } from '../application/service.js';
 import type { AccessSettings } from '../config.js';
 import { isResourceName } from '../domain/resources.js';
 import { WriteValidator } from '../schemas/validator.js';
+import { docsAsset, docsPage } from './docs.js';
 import { errorHandler, methodNotAllowed, unknownResource, unknownRoute } from './errors.js';
 import { type Access, authorize, identify } from './identity.js';
 import { accessLog, cors, hardening, requestContext, trailingSlash } from './middleware.js';
@@ -51,6 +52,8 @@ function apiHandlers(deps: AppDeps & { metrics: Metrics }): Record<ApiRouteKind,
   const readiness = deps.readiness ?? new Readiness();
   return {
     healthz,
+    docs: docsPage,
+    docsAsset,
     readyz: (ctx) => readyz(ctx, service, readiness),
     metrics: (ctx) => metrics(ctx, deps.metrics.registry),
     changes: (ctx) => changes(ctx, service),
@@ -88,7 +91,7 @@ function routes(deps: AppDeps & { metrics: Metrics }): Router {
   const handlerDeps = { service: deps.service, validator: new WriteValidator() };
   const byPath = new Map<string, Method[]>();
   const mount = (openApiPath: string, method: Method, access: Access, handle: Handle) => {
-    const path = openApiPath.replace('{id}', ':id');
+    const path = openApiPath.replace(/\{(\w+)\}/g, ':$1');
     byPath.set(path, [...(byPath.get(path) ?? []), method]);
     router.register(path, [method], guarded(access, handle, deps) as (ctx: Context) => Promise<void>);
   };

@@ -3,7 +3,7 @@ import { COLLECTION_NAMES, RESOURCE_NAMES } from '../domain/resources.js';
 import type { ApiRouteDescriptor } from '../http/routes/descriptors.js';
 import { json, problems, ref, requestIdHeader } from './config-operations.js';
 import { issueToken, listTokens, revokeToken, serverSecret, sshKeySecret, whoami } from './identity-operations.js';
-import { healthz, metrics, readyz } from './ops-operations.js';
+import { docs, docsAsset, healthz, metrics, readyz } from './ops-operations.js';
 
 const query = (name: string, description: string, schema: SchemaObject, example?: unknown): ParameterObject => ({
   name,
@@ -203,5 +203,6 @@ function openApi(): OperationObject {
 /** The OpenAPI operation of a route about the whole configuration or the API itself. */
 export function apiOperation(route: ApiRouteDescriptor): OperationObject {
   const operations = { changes, changeStream, diff, openApi, whoami, listTokens, issueToken, revokeToken };
-  return { ...operations, serverSecret, sshKeySecret, healthz, readyz, metrics }[route.kind]();
+  const more = { serverSecret, sshKeySecret, healthz, readyz, metrics, docs, docsAsset };
+  return { ...operations, ...more }[route.kind]();
 }

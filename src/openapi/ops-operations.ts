@@ -80,3 +80,54 @@ export function metrics(): OperationObject {
     },
   };
 }
+
+export function docs(): OperationObject {
+  return {
+    tags: ['operations'],
+    operationId: 'getDocs',
+    summary: 'This API, as an interactive page',
+    description:
+      'Swagger UI on this document, served from the installed package: every operation, its fields and ' +
+      'examples, and "Try it out" against this instance (and only this one). Send a token with Authorize.',
+    security: [],
+    responses: {
+      200: {
+        description: 'the page',
+        headers: requestIdHeader,
+        content: { 'text/html': { schema: { type: 'string' }, example: '<!doctype html>…' } },
+      },
+      ...problems('BadRequest'),
+    },
+  };
+}
+
+export function docsAsset(): OperationObject {
+  return {
+    tags: ['operations'],
+    operationId: 'getDocsAsset',
+    summary: 'A file of the interactive page',
+    description: "The renderer's stylesheet, script and icon, from the installed swagger-ui-dist package.",
+    security: [],
+    parameters: [
+      {
+        name: 'file',
+        in: 'path',
+        required: true,
+        description: 'one of the files the page uses',
+        schema: { type: 'string', enum: ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png'] },
+      },
+    ],
+    responses: {
+      200: {
+        description: 'the file',
+        headers: requestIdHeader,
+        content: {
+          'text/css': { schema: { type: 'string' }, example: '.swagger-ui{…}' },
+          'text/javascript': { schema: { type: 'string' }, example: '!function(e,t){…}' },
+          'image/png': { schema: { type: 'string', contentMediaType: 'image/png' }, example: '(binary)' },
+        },
+      },
+      ...problems('BadRequest', 'NotFound'),
+    },
+  };
+}

@@ -19,7 +19,9 @@ export type ApiRouteKind =
   | 'sshKeySecret'
   | 'healthz'
   | 'readyz'
-  | 'metrics';
+  | 'metrics'
+  | 'docs'
+  | 'docsAsset';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One route of a configuration resource: what the router mounts and what the OpenAPI builder documents. */
@@ -77,6 +79,8 @@ export const API_ROUTES: ApiRouteDescriptor[] = [
   { kind: 'healthz', method: 'GET', path: '/healthz', access: 'open' },
   { kind: 'readyz', method: 'GET', path: '/readyz', access: 'open' },
   { kind: 'metrics', method: 'GET', path: '/metrics', access: 'open' },
+  { kind: 'docs', method: 'GET', path: `${API_BASE}/docs`, access: 'open' },
+  { kind: 'docsAsset', method: 'GET', path: `${API_BASE}/docs/assets/{file}`, access: 'open' },
 ];
 
 /** Methods answered on a path: HEAD wherever GET is, OPTIONS everywhere. */

@@ -1,0 +1,67 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { buildOpenApi } from '../src/openapi/build.js';
+import { ROOT, spawnService, tempDir } from './support/process.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+];
+const it = suite('the docs page in a real browser (Debian chromium, headless)');
+
+if (existsSync(CHROMIUM)) {
+  it('renders every operation, a "Try it out" GET gets a 200, no request leaves 127.0.0.1; a screenshot is kept', async () => {
+    const service = await spawnService({ DATA_DIR: tempDir() });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 2000 } });
+      const requested: string[] = [];
+      page.on('request', (request) => requested.push(request.url()));
+      await page.goto(`${service.url}/fr/api/docs`);
+      const operations = Object.values(buildOpenApi('test').paths ?? {}).flatMap((item) =>
+        ['get', 'put', 'post', 'delete', 'patch'].filter((method) => method in item),
+      );
+      await page.waitForFunction((n) => document.querySelectorAll('.opblock').length >= n, operations.length, {
+        timeout: 30_000,
+      });
+      assert.is(await page.locator('.opblock').count(), operations.length, 'one block per operation');
+
+      const health = page.locator('#operations-operations-getHealth');
+      await health.locator('.opblock-summary').click();
+      await health.locator('button.execute').click();
+      const status = health.locator('.live-responses-table tr.response .response-col_status').first();
+      await status.waitFor({ timeout: 15_000 });
+      assert.is((await status.innerText()).trim(), '200');
+      assert.match(await health.locator('.live-responses-table .microlight').first().innerText(), /"status": "ok"/);
+
+      const dir = join(ROOT, 'artifacts');
+      mkdirSync(dir, { recursive: true });
+      await page.screenshot({ path: join(dir, 'docs-page.png'), fullPage: false });
+
+      const outside = requested.filter((url) => !/^(http:\/\/127\.0\.0\.1:\d+\/|data:|blob:)/.test(url));
+      assert.equal(outside, [], 'requests that left 127.0.0.1');
+      assert.ok(
+        requested.some((url) => url.endsWith('/healthz')),
+        'the try-it request went to this instance',
+      );
+    } finally {
+      await browser.close();
+      await service.stop();
+    }
+  });
+} else {
+  if (process.env.BROWSER_REQUIRED) throw new Error(`BROWSER_REQUIRED is set but ${CHROMIUM} is not installed`);
+  console.log(
+    `\n  SKIPPED: the docs page browser test — ${CHROMIUM} is not installed (Debian: apt-get install chromium).\n`,
+  );
+  it.skip('the docs page in a real browser (chromium not installed)', () => {});
+}
+
+it.run();
