@@ -1,3 +1,5 @@
+#!/usr/bin/env node
+import { writeFileSync } from 'node:fs';
 import { type ReplayReport, replay } from './application/replay.js';
 import { StartRefused } from './application/secret-key.js';
 import { COPY_LOG_USAGE, runCopyLog } from './commands/copy-log.js';
@@ -9,7 +11,7 @@ import { buildOpenApi } from './openapi/build.js';
 const USAGE = `usage: pmacontrol-config <command>
   serve              start the HTTP service (PORT, HOST, DATA_DIR, CONFIG_SECRET_KEY, LOG_LEVEL, EVENT_STORE)
   replay [--apply]   rebuild every read model from the log and compare; --apply replaces the stored ones
-  openapi            print the OpenAPI document
+  openapi [--out F]  print the OpenAPI document (or write it to F)
 ${TOKEN_USAGE}
 ${COPY_LOG_USAGE}`;
 
@@ -81,9 +83,13 @@ async function main(argv: string[]): Promise<number> {
       return runToken(rest);
     case 'copy-log':
       return runCopyLog(rest);
-    case 'openapi':
-      console.log(JSON.stringify(buildOpenApi(packageVersion()), null, 2));
+    case 'openapi': {
+      const document = `${JSON.stringify(buildOpenApi(packageVersion()), null, 2)}\n`;
+      if (rest.length === 0) process.stdout.write(document);
+      else if (rest.length === 2 && rest[0] === '--out') writeFileSync(rest[1], document);
+      else break;
       return 0;
+    }
   }
   console.error(USAGE);
   return 2;

@@ -112,7 +112,12 @@ function progressLog(logger: Logger): (position: number) => void {
 }
 
 export function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  // src/main.ts in development, dist/src/main.js once built: the package's own file is above either.
+  for (const up of ['../package.json', '../../package.json']) {
+    const file = new URL(up, import.meta.url);
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+  }
+  return 'unknown';
 }
 
 export const createLogger = (level: string): Logger => pino({ level, base: { service: 'pmacontrol-config' } });

@@ -86,10 +86,26 @@ it('the mariadb profile: one MariaDB with a volume, two instances on it with the
   }
 });
 
-it('the Dockerfile copies what the service runs and starts it with the CLI', () => {
-  const dockerfile = readFileSync(join(ROOT, '.ci/Dockerfile'), 'utf8');
-  for (const line of ['COPY src ./src', 'COPY projections ./projections', 'npm ci --omit=dev', 'src/cli.ts", "serve"'])
-    assert.ok(dockerfile.includes(line), line);
+it('the Dockerfile: two stages, the compiled build, a non-root user, a health check, an LTS base', () => {
+  const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+  const stages = [...dockerfile.matchAll(/^FROM (\S+)/gm)].map((m) => m[1]);
+  assert.is(stages.length, 2, 'a build stage and a runtime stage');
+  for (const base of stages) assert.match(base, /^node:(22|24)-/, 'a current Node LTS');
+  const runtime = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
+  for (const line of [
+    'COPY --from=build /app/dist ./dist',
+    'COPY --from=build /app/node_modules ./node_modules',
+    'USER node',
+    'HEALTHCHECK',
+    "fetch('http://127.0.0.1:8080/healthz')",
+    'CMD ["node", "dist/src/cli.js", "serve"]',
+  ])
+    assert.ok(runtime.includes(line), line);
+  assert.not.ok(runtime.includes('tsx'), 'no TypeScript at run time');
+  assert.match(dockerfile, /npm ci && npm prune --omit=dev/);
+  const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n');
+  for (const kept of ['!src/', '!projections/', '!package-lock.json']) assert.ok(ignored.includes(kept), kept);
+  assert.ok(ignored.includes('*'), 'everything else stays out (data, node_modules, .git)');
 });
 
 it.run();
