@@ -21,8 +21,8 @@ function openTarget(target: string): EventStore {
  * `copy-log --to <target>`: copies every event of the configured store (EVENT_STORE and its
  * settings) into an empty target, in log order, with its stream, revision, type, data and metadata
  * (which holds the time, the actor and the request of each event). A target that holds any event is
- * refused. Run it with the service stopped, or writes made meanwhile may be missing from the copy:
- * the count at the end says how many were copied.
+ * refused. The log only grows, so a copy made while the service writes is a consistent prefix of it
+ * (an online backup); the count at the end says how many events it holds.
  */
 export async function runCopyLog(argv: string[]): Promise<number> {
   if (argv.length !== 2 || argv[0] !== '--to') throw new UsageError('copy-log needs --to <target>');
