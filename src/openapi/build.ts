@@ -62,6 +62,8 @@ export function buildOpenApi(version: string): OpenAPIObject {
       version,
       description: DESCRIPTION,
       license: { name: 'GPL-3.0-or-later', identifier: 'GPL-3.0-or-later' },
+      // Who answers for this API: the team that runs the instance (no address is invented here).
+      contact: { name: 'the PmaControl configuration service maintainers (see the README)' },
     },
     servers: [{ url: 'http://127.0.0.1:8080', description: 'the default local instance' }],
     // A bearer token, or none: what anonymous may do depends on ANONYMOUS_ROLE.
