@@ -34,7 +34,6 @@ export interface Stores {
   rebuild: { open(): ReadModelStore; adopt(): void; discard(): void };
 }
 
-/** The composition root: the only module that picks adapters. */
 /**
  * Makes sure DATA_DIR is a directory this process can write and sync a file in, creating it if
  * needed; refuses at once with a message that names it otherwise. (Node's recursive mkdir loops
@@ -65,6 +64,7 @@ export function prepareDataDir(dir: string): void {
   }
 }
 
+/** The composition root: picks the adapters for the configuration (copy-log opens its target alike). */
 export function openStores(config: Config, logger: Logger): Stores {
   prepareDataDir(config.dataDir);
   const file = join(
