@@ -38,8 +38,11 @@ if (existsSync(CHROMIUM)) {
       await health.locator('button.execute').click();
       const status = health.locator('.live-responses-table tr.response .response-col_status').first();
       await status.waitFor({ timeout: 15_000 });
-      assert.is((await status.innerText()).trim(), '200');
-      assert.match(await health.locator('.live-responses-table .microlight').first().innerText(), /"status": "ok"/);
+      assert.is((await status.textContent())?.trim(), '200');
+      assert.match(
+        (await health.locator('.live-responses-table .microlight').first().textContent()) ?? '',
+        /"status": "ok"/,
+      );
 
       const dir = join(ROOT, 'artifacts');
       mkdirSync(dir, { recursive: true });
