@@ -25,7 +25,8 @@ it('the real process: healthz, readyz with its position, and metrics by route te
       body: { name: 'm', color: '#000000', background: '#FFFFFF' },
     });
     await send(service.url, 'GET', `${BASE}/tags/${made.body.id}`);
-    await send(service.url, 'GET', `${BASE}/nothing-here`);
+    await send(service.url, 'GET', '/nothing-here');
+    await send(service.url, 'GET', `${BASE}/no-such-resource`);
     const ready = await send(service.url, 'GET', '/readyz');
     assert.is(ready.status, 200);
     assert.is(ready.body.status, 'ready');
@@ -42,6 +43,12 @@ it('the real process: healthz, readyz with its position, and metrics by route te
       /pmacontrol_http_requests_total\{route="\/fr\/api\/config\/tags\/:id",method="GET",status="200"\} 1/,
     );
     assert.match(text, /pmacontrol_http_requests_total\{route="unmatched",method="GET",status="404"\} 1/);
+    // An unknown resource keeps the template: a label never takes a value the client chose.
+    assert.match(
+      text,
+      /pmacontrol_http_requests_total\{route="\/fr\/api\/config\/:resource",method="GET",status="404"\} 1/,
+    );
+    assert.not.match(text, /no-such-resource/);
     assert.not.match(text, /route="\/fr\/api\/config\/tags\/\d/, 'a raw path is never a label');
     assert.match(text, /pmacontrol_http_request_duration_seconds_bucket\{le="0.005",route=/);
     assert.match(text, /pmacontrol_event_store_append_duration_seconds_count [1-9]/);

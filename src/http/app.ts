@@ -19,7 +19,7 @@ import {
   allowedMethods,
   CONFIG_BASE,
   type Method,
-  ROUTES,
+  SHAPES,
 } from './routes/descriptors.js';
 import { HANDLERS } from './routes/handlers.js';
 import { issueToken, listTokens, revealSecret, revokeToken, whoami } from './routes/tokens.js';
@@ -95,8 +95,20 @@ function routes(deps: AppDeps & { metrics: Metrics }): Router {
     byPath.set(path, [...(byPath.get(path) ?? []), method]);
     router.register(path, [method], guarded(access, handle, deps) as (ctx: Context) => Promise<void>);
   };
-  for (const route of ROUTES) {
-    mount(route.path, route.method, route.access, (ctx) => HANDLERS[route.kind](ctx, route.resource, handlerDeps));
+  // One route per shape, for every resource at once (a router walks its routes in turn; 56 of
+  // them were most of a small read's routing time). The resource is checked first (a 404 for an
+  // unknown one, whatever the caller), and the route template in logs and metrics names it.
+  router.param('resource', (resource, ctx, next) => {
+    if (!isResourceName(resource)) throw unknownResource(resource);
+    ctx.state.resource = resource;
+    const matched = ctx as Context & { _matchedRoute?: string };
+    matched._matchedRoute = matched._matchedRoute?.replace(':resource', resource);
+    return next();
+  });
+  for (const [kind, method, suffix, access] of SHAPES) {
+    mount(`${CONFIG_BASE}/{resource}${suffix}`, method, access, (ctx) =>
+      HANDLERS[kind](ctx, ctx.state.resource, handlerDeps),
+    );
   }
   const api = apiHandlers(deps);
   for (const route of API_ROUTES) mount(route.path, route.method, route.access, api[route.kind]);

@@ -42,7 +42,8 @@ export interface ApiRouteDescriptor {
   access: Access;
 }
 
-const SHAPES: [RouteKind, Method, string, Access][] = [
+/** The routes every configuration resource has: kind, method, path after `/config/<resource>`, access. */
+export const SHAPES: [RouteKind, Method, string, Access][] = [
   ['list', 'GET', '', 'reader'],
   ['create', 'POST', '', 'writer'],
   ['read', 'GET', '/{id}', 'reader'],
