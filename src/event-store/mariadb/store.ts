@@ -238,6 +238,11 @@ export class MariadbEventStore implements EventStore {
     });
   }
 
+  /**
+   * Events in position (AUTO_INCREMENT) order. Appends to one stream are serialised by the locking
+   * read of its head, so their positions follow commit order; across streams a transaction could
+   * commit a lower position after a reader passed it. The service keeps everything in one stream.
+   */
   async readAll({ after = 0, maxCount = -1 }: ReadAllOptions = {}) {
     return this.using(async (connection) => {
       const [rows] = await connection.query<Row[]>(
