@@ -26,7 +26,9 @@ function startProcess(
   env: Record<string, string>,
   port: (line: string) => number | undefined,
 ) {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+  // TypeScript sources through tsx; the service's compiled build (dist/) as it is.
+  const node = args[0].endsWith('.ts') ? ['--import', 'tsx', ...args] : args;
+  const child = spawn(process.execPath, node, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -80,7 +82,8 @@ export function startService(
     ANONYMOUS_ROLE: 'writer',
     ...extra,
   };
-  return startProcess('service', ['src/cli.ts', 'serve'], env, (line) => {
+  // As `npm start` runs it: the compiled build (`npm run bench` builds it first).
+  return startProcess('service', ['dist/src/cli.js', 'serve'], env, (line) => {
     const parsed = jsonLine(line);
     return parsed?.msg === 'listening' ? (parsed.port as number) : undefined;
   }).then((target) => ({ ...target, dataDir }));
