@@ -213,7 +213,9 @@ export class MariadbEventStore implements EventStore {
             [rows],
           );
           await connection.commit();
-          // One multi-row INSERT: consecutive ids from insertId (innodb_autoinc_lock_mode 0, 1 and 2 alike).
+          // One multi-row INSERT of a known row count takes consecutive ids under innodb_autoinc_lock_mode
+          // 0 and 1 (MariaDB's default), and under 2 as long as no other stream is appended at once
+          // (appends to one stream are serialised by the locking read above).
           return { nextRevision: first + events.length - 1, position: inserted.insertId + events.length - 1 };
         } catch (error) {
           await connection.rollback().catch(() => {});
