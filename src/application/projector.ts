@@ -84,6 +84,21 @@ export class Projector {
     private readonly onSaveError: (error: Error) => void = () => {},
   ) {}
 
+  /** The stored read models as a query must see them: whatever waits to be saved is saved first. */
+  get settled(): ReadModelStore {
+    this.settledView ??= new Proxy(this.readModels, {
+      get: (target, key) => {
+        const value = Reflect.get(target, key);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          this.flush();
+          return value.apply(target, args);
+        };
+      },
+    });
+    return this.settledView;
+  }
+
   get revision(): number {
     return this.state.revision;
   }
@@ -169,20 +184,8 @@ export class Projector {
     this.saveTimer ??= setTimeout(() => this.flush(), SAVE_MS).unref();
   }
 
-  /** The stored read models as a query must see them: whatever waits to be saved is saved first. */
-  get settled(): ReadModelStore {
-    const readModels = this.readModels;
-    return new Proxy(readModels, {
-      get: (target, key) => {
-        const value = Reflect.get(target, key);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          this.flush();
-          return value.apply(target, args);
-        };
-      },
-    });
-  }
+  /** The one view `settled` gives every query, made on first use. */
+  private settledView?: ReadModelStore;
 
   /** Follows appends made elsewhere (other instances) so that reads here catch up on their own. */
   follow(onError: (error: Error) => void): void {
