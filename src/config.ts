@@ -3,6 +3,8 @@ export interface Config {
   host: string;
   dataDir: string;
   secretKey?: string;
+  /** PmaControl's crypt.config.php (or a file holding its CRYPT_KEY), to open its ciphertexts. */
+  pmacontrolCryptKeyFile?: string;
   logLevel: string;
   eventStore: 'sqlite' | 'mariadb' | 'eventstoredb';
   eventStoreConnectionString?: string;
@@ -122,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '127.0.0.1',
     dataDir: env.DATA_DIR || './data',
     secretKey: env.CONFIG_SECRET_KEY || undefined,
+    pmacontrolCryptKeyFile: env.PMACONTROL_CRYPT_KEY_FILE || undefined,
     logLevel,
     eventStore,
     eventStoreConnectionString,

@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import type Koa from 'koa';
 import { type Logger, pino } from 'pino';
+import { createPmaControlCrypt, readPmaControlCryptKey } from './application/pmacontrol-crypt.js';
 import { openSecretKey, StartRefused } from './application/secret-key.js';
 import { ConfigService } from './application/service.js';
 import type { Config, HttpLimits } from './config.js';
@@ -189,9 +190,23 @@ async function listen(config: Config, callback: ReturnType<Koa['callback']>): Pr
   return server;
 }
 
+/** PMACONTROL_CRYPT_KEY_FILE: read at start, so that a wrong path stops the start rather than a write. */
+function pmacontrolOpener(config: Config): ((ciphertext: string) => string) | undefined {
+  if (!config.pmacontrolCryptKeyFile) return undefined;
+  try {
+    const crypt = createPmaControlCrypt(readPmaControlCryptKey(config.pmacontrolCryptKeyFile));
+    return (ciphertext) => crypt.decrypt(ciphertext);
+  } catch (error) {
+    throw new StartRefused(
+      `PMACONTROL_CRYPT_KEY_FILE ${config.pmacontrolCryptKeyFile} cannot be used: ${(error as Error).message}`,
+    );
+  }
+}
+
 /** Starts the service; `close` stops taking connections, lets in-flight requests finish, then closes the stores. */
 export async function start(config: Config, logger: Logger): Promise<Running> {
   const started = performance.now();
+  const openPmaControl = pmacontrolOpener(config);
   const opened = openStores(config, logger);
   const metrics = new Metrics();
   const stores = { ...opened, store: metrics.measured(opened.store) };
@@ -199,7 +214,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   metrics.watch(service);
   const readiness = new Readiness();
   const openapi = buildOpenApi(packageVersion());
-  const app = createApp({ service, logger, openapi, access: config.access, metrics, readiness });
+  const app = createApp({ service, logger, openapi, access: config.access, metrics, readiness, openPmaControl });
   const server = await listen(config, app.callback());
   const port = (server.address() as AddressInfo).port;
   const reached = { revision: service.revision, position: service.revision + 1 };

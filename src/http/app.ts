@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { ConfigService } from '../application/service.js';
 import type { AccessSettings } from '../config.js';
 import { isResourceName } from '../domain/resources.js';
-import { WriteValidator } from '../schemas/validator.js';
+import { type CiphertextOpener, WriteValidator } from '../schemas/validator.js';
 import { docsAsset, docsPage } from './docs.js';
 import { errorHandler, methodNotAllowed, unknownResource, unknownRoute } from './errors.js';
 import { type Access, authorize, identify } from './identity.js';
@@ -35,6 +35,8 @@ export interface AppDeps {
   /** The instance's metrics (made here when not given) and whether it is stopping (for /readyz). */
   metrics?: Metrics;
   readiness?: Readiness;
+  /** Opens PmaControl ciphertexts (`is_password_crypted`), when the service was given PmaControl's key. */
+  openPmaControl?: CiphertextOpener;
 }
 
 type Handle = (ctx: Context) => unknown;
@@ -88,7 +90,7 @@ function guarded(access: Access, handle: Handle, deps: AppDeps): Handle {
 
 function routes(deps: AppDeps & { metrics: Metrics }): Router {
   const router = new Router();
-  const handlerDeps = { service: deps.service, validator: new WriteValidator() };
+  const handlerDeps = { service: deps.service, validator: new WriteValidator(deps.openPmaControl) };
   const byPath = new Map<string, Method[]>();
   const mount = (openApiPath: string, method: Method, access: Access, handle: Handle) => {
     const path = openApiPath.replace(/\{(\w+)\}/g, ':$1');

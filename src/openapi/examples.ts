@@ -55,7 +55,11 @@ export function documentedWriteSchema(resource: Resource, mode: WriteMode): Json
     properties[flag] = {
       type: ['boolean', 'integer'],
       enum: [true, false, 0, 1],
-      description: "true or 1: the secrets are sent as PmaControl ciphertexts, made with PmaControl's CRYPT_KEY",
+      description:
+        "true or 1: the secrets are sent as PmaControl ciphertexts (made with PmaControl's CRYPT_KEY); the service " +
+        'opens them with the key it was given (PMACONTROL_CRYPT_KEY_FILE) and seals them as usual. ' +
+        'Without that key, or when a value does not decrypt: 422 on the secret field ' +
+        '(`crypt_key_missing`, `undecryptable`). Absent, false or 0: the secrets are plain text.',
     };
   }
   if (mode !== 'create')

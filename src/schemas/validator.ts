@@ -7,6 +7,9 @@ import { type FieldError, ValidationFailed } from '../domain/shared/errors.js';
 import { isHost } from '../domain/shared/fields.js';
 import { ignoredInputs, type WriteMode, writeSchema } from './write.js';
 
+/** Opens a PmaControl ciphertext (`is_password_crypted`); throws when it does not open. */
+export type CiphertextOpener = (ciphertext: string) => string;
+
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 export function createAjv(options: { useDefaults?: boolean } = {}): Ajv2020 {
@@ -68,7 +71,8 @@ type Body = Record<string, unknown>;
 export class WriteValidator {
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor() {
+  /** `openPmaControl`: set when the service was given PmaControl's key (PMACONTROL_CRYPT_KEY_FILE). */
+  constructor(private readonly openPmaControl?: CiphertextOpener) {
     const ajv = createAjv({ useDefaults: true });
     for (const name of RESOURCE_NAMES) {
       for (const mode of ['create', 'replace', 'patch'] as const) {
@@ -83,6 +87,7 @@ export class WriteValidator {
     const input = resolveAliases(resource, body, errors);
     const parsed: ParsedWrite<R> = { input: input as Partial<Input<R>> };
     setAsideReadOnly(resource, mode, input, parsed, errors, pathId);
+    if (parsed.crypted) openCiphertexts(resource, input, errors, this.openPmaControl);
     normalise(resource, input);
     setAsideLongArrays(resource, input, errors);
     const validate = this.compiled.get(`${name}/${mode}`)!;
@@ -94,6 +99,25 @@ export class WriteValidator {
     }
     complete(resource, mode, input);
     return parsed;
+  }
+}
+
+/** Secrets sent as PmaControl ciphertexts are replaced by their plain text, then checked as usual. */
+function openCiphertexts(resource: Resource, input: Body, errors: FieldError[], open?: CiphertextOpener): void {
+  for (const field of resource.secretFields) {
+    const value = input[field];
+    if (typeof value !== 'string') continue;
+    if (!open) {
+      errors.push(
+        fail(field, 'crypt_key_missing', 'is sent as PmaControl ciphertext, but no PmaControl key is configured'),
+      );
+      continue;
+    }
+    try {
+      input[field] = open(value);
+    } catch {
+      errors.push(fail(field, 'undecryptable', 'is sent as PmaControl ciphertext, but does not decrypt with its key'));
+    }
   }
 }
 

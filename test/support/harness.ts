@@ -72,6 +72,8 @@ export interface HarnessOptions {
   access?: AccessSettings;
   /** Whether the instance is stopping, as /readyz sees it. */
   readiness?: Readiness;
+  /** Opens PmaControl ciphertexts, as PMACONTROL_CRYPT_KEY_FILE does for the real service. */
+  openPmaControl?: (ciphertext: string) => string;
 }
 
 /** A logger whose lines land in `logs`. */
@@ -111,6 +113,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     keepAliveMs: options.keepAliveMs,
     access: options.access,
     readiness: options.readiness,
+    openPmaControl: options.openPmaControl,
   });
   const server: Server = createServer(app.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
