@@ -2,6 +2,7 @@ import { decide } from '../domain/decide.js';
 import type { Effect } from '../domain/evolve.js';
 import type { ResourceName } from '../domain/resources.js';
 import type { EntryRecord } from '../domain/shared/collection.js';
+import type { Sealed } from '../domain/shared/fields.js';
 import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
 import type { Role } from '../domain/tokens/token.js';
@@ -10,6 +11,7 @@ import { prepare, type WriteRequest, type WriteRequestOf } from './prepare.js';
 import type { Idempotency, RecordedResponse, RequestLog } from './requests.js';
 import type { SecretBox } from './secrets.js';
 import { generateToken, tokenDigest } from './tokens.js';
+import { decideImport, type ImportCounts, type ImportItem } from './transfer.js';
 import type { Caller, Clock, Writer } from './writer.js';
 
 export interface WriteResult {
@@ -105,6 +107,25 @@ export class Writes {
       return { id, entry: state.collections[request.resource].get(id), changed: effects.length > 0 };
     };
     return once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
+  }
+
+  /**
+   * Imports entries (section 11): each created, or replaced if its id exists, under the rules of POST
+   * and PUT, all in one append, or nothing at all. A dry run decides everything and records nothing.
+   */
+  importEntries(items: readonly ImportItem[], caller: Caller, options: { dryRun: boolean }): Promise<ImportCounts> {
+    const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0 };
+    const deps = { secrets: this.deps.secrets, readModels: this.deps.readModels, dryRun: options.dryRun };
+    return this.run(
+      caller,
+      (state) => decideImport(items, state, { ...deps, at: this.deps.clock.now().toISOString() }, counts),
+      () => ({ ...counts }),
+    );
+  }
+
+  /** The plain text of a secret sealed by a service with this one's key; undefined for any other. */
+  openSealed(sealed: string): string | undefined {
+    return this.deps.secrets.tryOpen(sealed as Sealed);
   }
 
   /** Issues a token; the token is in the answer only (and, sealed, in the kept answer of a retry). */

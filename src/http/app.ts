@@ -23,6 +23,7 @@ import {
 } from './routes/descriptors.js';
 import { HANDLERS } from './routes/handlers.js';
 import { issueToken, listTokens, revealSecret, revokeToken, whoami } from './routes/tokens.js';
+import { exportConfiguration, importConfiguration } from './routes/transfer.js';
 
 export interface AppDeps {
   service: ConfigService;
@@ -49,7 +50,7 @@ function notFound(ctx: Context) {
 }
 
 /** The routes about the whole configuration, the tokens, or the API itself. */
-function apiHandlers(deps: AppDeps & { metrics: Metrics }): Record<ApiRouteKind, Handle> {
+function apiHandlers(deps: AppDeps & { metrics: Metrics }, validator: WriteValidator): Record<ApiRouteKind, Handle> {
   const { service, openapi, keepAliveMs } = deps;
   const readiness = deps.readiness ?? new Readiness();
   return {
@@ -61,6 +62,8 @@ function apiHandlers(deps: AppDeps & { metrics: Metrics }): Record<ApiRouteKind,
     changes: (ctx) => changes(ctx, service),
     changeStream: (ctx) => changeStream(ctx, service, keepAliveMs ?? KEEP_ALIVE_MS),
     diff: (ctx) => diff(ctx, service),
+    export: (ctx) => exportConfiguration(ctx, service),
+    import: (ctx) => importConfiguration(ctx, service, validator),
     whoami,
     listTokens: (ctx) => listTokens(ctx, service),
     issueToken: (ctx) => issueToken(ctx, service),
@@ -112,7 +115,7 @@ function routes(deps: AppDeps & { metrics: Metrics }): Router {
       HANDLERS[kind](ctx, ctx.state.resource, handlerDeps),
     );
   }
-  const api = apiHandlers(deps);
+  const api = apiHandlers(deps, handlerDeps.validator);
   for (const route of API_ROUTES) mount(route.path, route.method, route.access, api[route.kind]);
   for (const [path, methods] of byPath) {
     router.all(path, (ctx: Context) => {

@@ -12,7 +12,10 @@ export async function readJsonObject(ctx: Context): Promise<Record<string, unkno
 }
 
 /** The JSON object and its text as received (an Idempotency-Key's fingerprint is taken over the text). */
-export async function readJson(ctx: Context): Promise<{ value: Record<string, unknown>; raw: string }> {
+export async function readJson(
+  ctx: Context,
+  limit = BODY_LIMIT,
+): Promise<{ value: Record<string, unknown>; raw: string }> {
   const contentType = ctx.get('Content-Type');
   const [mediaType, ...parameters] = contentType.split(';').map((p) => p.trim());
   if (!JSON_TYPE.test(mediaType ?? '')) throw unsupportedMediaType(contentType);
@@ -23,12 +26,12 @@ export async function readJson(ctx: Context): Promise<{ value: Record<string, un
     .toLowerCase();
   if (charset && charset !== 'utf-8' && charset !== 'utf8') throw unsupportedMediaType(contentType);
   const declared = Number(ctx.get('Content-Length') || NaN);
-  if (declared > BODY_LIMIT) throw payloadTooLarge();
+  if (declared > limit) throw payloadTooLarge(limit);
   let text: string;
   try {
-    text = await getRawBody(ctx.req, { limit: BODY_LIMIT, encoding: 'utf-8' });
+    text = await getRawBody(ctx.req, { limit, encoding: 'utf-8' });
   } catch (error) {
-    if ((error as { type?: string }).type === 'entity.too.large') throw payloadTooLarge();
+    if ((error as { type?: string }).type === 'entity.too.large') throw payloadTooLarge(limit);
     throw invalidJson('the request body could not be read');
   }
   let value: unknown;

@@ -4,6 +4,7 @@ import type { ApiRouteDescriptor } from '../http/routes/descriptors.js';
 import { json, problems, ref, requestIdHeader } from './config-operations.js';
 import { issueToken, listTokens, revokeToken, serverSecret, sshKeySecret, whoami } from './identity-operations.js';
 import { docs, docsAsset, healthz, metrics, readyz } from './ops-operations.js';
+import { exportConfiguration, importConfiguration } from './transfer-operations.js';
 
 const query = (name: string, description: string, schema: SchemaObject, example?: unknown): ParameterObject => ({
   name,
@@ -204,5 +205,6 @@ function openApi(): OperationObject {
 export function apiOperation(route: ApiRouteDescriptor): OperationObject {
   const operations = { changes, changeStream, diff, openApi, whoami, listTokens, issueToken, revokeToken };
   const more = { serverSecret, sshKeySecret, healthz, readyz, metrics, docs, docsAsset };
-  return { ...operations, ...more }[route.kind]();
+  const transfer = { export: exportConfiguration, import: importConfiguration };
+  return { ...operations, ...more, ...transfer }[route.kind]();
 }

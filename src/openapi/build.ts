@@ -93,6 +93,7 @@ export function buildOpenApi(version: string): OpenAPIObject {
   for (const [path, operations] of Object.entries(paths)) builder.addPath(path, operations);
   builder.addTag({ name: 'audit', description: 'The change log, time travel, differences and the live feed' });
   builder.addTag({ name: 'identity', description: 'Who is asking: tokens, roles' });
+  builder.addTag({ name: 'transfer', description: 'The whole configuration as one document: export and import' });
   builder.addTag({
     name: 'operations',
     description: 'Health, readiness and metrics, for the platform that runs the service',

@@ -75,12 +75,12 @@ const MAX_DETAILED_ERRORS = 5;
 export class ValidationFailed extends DomainError {
   readonly errors: FieldError[];
 
-  constructor(errors: FieldError[]) {
-    const listed = errors.slice(0, MAX_LISTED_ERRORS);
+  /** `listAll`: every problem is listed (an import's dry run is read for all of them). */
+  constructor(errors: FieldError[], options: { listAll?: boolean } = {}) {
+    const listed = options.listAll ? errors : errors.slice(0, MAX_LISTED_ERRORS);
     const shown = errors.slice(0, MAX_DETAILED_ERRORS).map((e) => `${e.field}: ${e.message}`);
     if (errors.length > MAX_DETAILED_ERRORS) shown.push(`… ${errors.length} problems in all`);
-    const extra =
-      errors.length > MAX_LISTED_ERRORS ? { errors: listed, error_count: errors.length } : { errors: listed };
+    const extra = listed.length < errors.length ? { errors: listed, error_count: errors.length } : { errors: listed };
     super(422, 'validation_failed', shown.join('; '), extra);
     this.errors = listed;
   }

@@ -10,6 +10,8 @@ export type ApiRouteKind =
   | 'changes'
   | 'changeStream'
   | 'diff'
+  | 'export'
+  | 'import'
   | 'openApi'
   | 'whoami'
   | 'listTokens'
@@ -70,6 +72,8 @@ export const API_ROUTES: ApiRouteDescriptor[] = [
   { kind: 'changes', method: 'GET', path: `${API_BASE}/changes`, access: 'reader' },
   { kind: 'changeStream', method: 'GET', path: `${API_BASE}/changes/stream`, access: 'reader' },
   { kind: 'diff', method: 'GET', path: `${API_BASE}/diff`, access: 'reader' },
+  { kind: 'export', method: 'GET', path: `${API_BASE}/export`, access: 'reader' },
+  { kind: 'import', method: 'POST', path: `${API_BASE}/import`, access: 'admin' },
   { kind: 'whoami', method: 'GET', path: `${API_BASE}/whoami`, access: 'identified' },
   { kind: 'listTokens', method: 'GET', path: TOKENS_PATH, access: 'admin' },
   { kind: 'issueToken', method: 'POST', path: TOKENS_PATH, access: 'admin' },

@@ -1,0 +1,100 @@
+import { Readable } from 'node:stream';
+import type { Context } from 'koa';
+import type { Moment } from '../../application/audit.js';
+import type { ConfigService } from '../../application/service.js';
+import { EXPORT_FORMAT } from '../../application/transfer.js';
+import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../../domain/resources.js';
+import type { EntryRecord } from '../../domain/shared/collection.js';
+import { parseImportDocument } from '../../schemas/import-document.js';
+import type { WriteValidator } from '../../schemas/validator.js';
+import { readJson } from '../body.js';
+import { invalidQuery } from '../errors.js';
+import { authorize } from '../identity.js';
+import { entryJson } from '../list-body.js';
+import { parseMoment } from '../moments.js';
+import { callerOf } from '../writes.js';
+
+/** An import document may be large: 100,000 servers make about 60 MB. */
+export const IMPORT_BODY_LIMIT = 512 * 1024 * 1024;
+
+/** Entries per piece of an export: a piece is made in well under a millisecond. */
+const PIECE = 256;
+
+/** The query parameters a route takes, each at most once; any other is a 400. */
+function singleParameters(ctx: Context, allowed: readonly string[]): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const [name, value] of Object.entries(ctx.query)) {
+    if (!allowed.includes(name)) throw invalidQuery(`unknown query parameter "${name.slice(0, 40)}"`);
+    if (typeof value !== 'string') throw invalidQuery(`query parameter "${name}" is given more than once`);
+    found[name] = value;
+  }
+  return found;
+}
+
+/** An entry as GET shows it, plus each of its secrets sealed (`passwd_sealed`) when asked for. */
+function exportedEntry(resource: ResourceName, entry: EntryRecord, sealed: boolean): string {
+  const json = entryJson(resource, entry);
+  if (!sealed) return json;
+  const secrets = resourceOf(resource)
+    .secretFields.filter((field) => typeof entry[field] === 'string')
+    .map((field) => `,${JSON.stringify(`${field}_sealed`)}:${JSON.stringify(entry[field])}`);
+  return secrets.length > 0 ? `${json.slice(0, -1)}${secrets.join('')}}` : json;
+}
+
+type Snapshot = { position: number; at: string | null; lists: (readonly [ResourceName, readonly EntryRecord[]])[] };
+
+/**
+ * The whole configuration as it is (or was, at a moment), piece by piece. Every list is taken now, in
+ * one step, so that the document is one consistent state even if writes land while it is sent.
+ */
+export function exportPieces(service: ConfigService, moment: Moment | undefined, sealed: boolean): Iterable<string> {
+  const at = moment ?? { position: Number.MAX_SAFE_INTEGER };
+  const { position, at: time } = service.audit.resolve(at);
+  const lists = RESOURCE_NAMES.map((name) => [name, [...service.audit.listAt(name, at).entries]] as const);
+  return pieces({ position, at: time, lists }, sealed);
+}
+
+function* pieces({ position, at, lists }: Snapshot, sealed: boolean) {
+  yield `{"format":${JSON.stringify(EXPORT_FORMAT)},"position":${position},"at":${JSON.stringify(at)},"resources":{`;
+  for (const [index, [name, entries]] of lists.entries()) {
+    yield `${index > 0 ? ',' : ''}${JSON.stringify(name)}:[`;
+    for (let start = 0; start < entries.length; start += PIECE) {
+      const piece = entries.slice(start, start + PIECE).map((entry) => exportedEntry(name, entry, sealed));
+      yield `${start > 0 ? ',' : ''}${piece.join(',')}`;
+    }
+    yield ']';
+  }
+  yield '}}\n';
+}
+
+/** What `?at=` and `?secrets=sealed` ask of an export; sealed secrets are for admins. */
+export function parseExportQuery(ctx: Context): { moment?: Moment; sealed: boolean } {
+  const { at, secrets } = singleParameters(ctx, ['at', 'secrets']);
+  if (secrets !== undefined && secrets !== 'sealed') {
+    throw invalidQuery('query parameter "secrets" takes one value: sealed');
+  }
+  const sealed = secrets === 'sealed';
+  if (sealed) authorize(ctx.state.principal, 'admin');
+  return { ...(at !== undefined ? { moment: parseMoment('at', at) } : {}), sealed };
+}
+
+/** `GET /fr/api/export`: streamed, so that a large inventory neither holds the event loop nor sits in memory. */
+export function exportConfiguration(ctx: Context, service: ConfigService): void {
+  const { moment, sealed } = parseExportQuery(ctx);
+  ctx.type = 'application/json';
+  ctx.body = Readable.from(exportPieces(service, moment, sealed), { objectMode: false });
+}
+
+/** `POST /fr/api/import` (admin): all or nothing, every problem listed; `?dry_run=true` checks only. */
+export async function importConfiguration(ctx: Context, service: ConfigService, validator: WriteValidator) {
+  const { dry_run: dryRun = 'false' } = singleParameters(ctx, ['dry_run']);
+  if (dryRun !== 'true' && dryRun !== 'false') throw invalidQuery('query parameter "dry_run" is true or false');
+  const { value } = await readJson(ctx, IMPORT_BODY_LIMIT);
+  const items = parseImportDocument(value, {
+    validator,
+    exists: (resource, id) => service.state.collections[resource].get(id) !== undefined,
+    openSealed: (sealed) => service.write.openSealed(sealed),
+  });
+  const counts = await service.write.importEntries(items, callerOf(ctx), { dryRun: dryRun === 'true' });
+  ctx.body = { ...counts, dry_run: dryRun === 'true' };
+}
