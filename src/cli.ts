@@ -4,6 +4,7 @@ import { type ReplayReport, replay } from './application/replay.js';
 import { StartRefused } from './application/secret-key.js';
 import { COPY_LOG_USAGE, runCopyLog } from './commands/copy-log.js';
 import { runToken, TOKEN_USAGE, UsageError } from './commands/token.js';
+import { runExport, runImport, TRANSFER_USAGE } from './commands/transfer.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger, openStores, packageVersion, start } from './main.js';
 import { buildOpenApi } from './openapi/build.js';
@@ -13,6 +14,7 @@ const USAGE = `usage: pmacontrol-config <command>
   replay [--apply]   rebuild every read model from the log and compare; --apply replaces the stored ones
   openapi [--out F]  print the OpenAPI document (or write it to F)
 ${TOKEN_USAGE}
+${TRANSFER_USAGE}
 ${COPY_LOG_USAGE}`;
 
 async function serve(): Promise<void> {
@@ -83,6 +85,10 @@ async function main(argv: string[]): Promise<number> {
       return runToken(rest);
     case 'copy-log':
       return runCopyLog(rest);
+    case 'export':
+      return runExport(rest);
+    case 'import':
+      return runImport(rest);
     case 'openapi': {
       const document = `${JSON.stringify(buildOpenApi(packageVersion()), null, 2)}\n`;
       if (rest.length === 0) process.stdout.write(document);

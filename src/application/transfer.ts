@@ -66,20 +66,20 @@ function requestsFor(item: ImportItem, state: ConfigState): WriteRequest[] {
 
 /**
  * Decides a whole import on the state, entry after entry (each sees the ones before it), then undoes
- * that: the writer folds the events again as one batch. Every entry's problems are collected; any
- * problem refuses the whole import, with all of them listed. A dry run decides everything and
+ * that: the writer folds the events again as one batch. Every entry's problems are collected, after
+ * the ones found reading the document; any problem refuses the whole import, with all of them listed. A dry run decides everything and
  * records nothing.
  */
 export function decideImport(
   items: readonly ImportItem[],
   state: ConfigState,
-  deps: PrepareDeps & { at: string; dryRun: boolean },
+  deps: PrepareDeps & { at: string; dryRun: boolean; problems: readonly FieldError[] },
   counts: ImportCounts,
 ): DomainEvent[] {
   Object.assign(counts, { created: 0, updated: 0, unchanged: 0 });
   const journal = new Journal();
   const events: DomainEvent[] = [];
-  const problems: FieldError[] = [];
+  const problems: FieldError[] = [...deps.problems];
   const metadata = { actor: 'import', request_id: 'import', at: deps.at };
   for (const item of items) {
     const mark = journal.mark();

@@ -2,6 +2,7 @@ import { decide } from '../domain/decide.js';
 import type { Effect } from '../domain/evolve.js';
 import type { ResourceName } from '../domain/resources.js';
 import type { EntryRecord } from '../domain/shared/collection.js';
+import type { FieldError } from '../domain/shared/errors.js';
 import type { Sealed } from '../domain/shared/fields.js';
 import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
@@ -112,10 +113,16 @@ export class Writes {
   /**
    * Imports entries (section 11): each created, or replaced if its id exists, under the rules of POST
    * and PUT, all in one append, or nothing at all. A dry run decides everything and records nothing.
+   * `problems`: those found reading the document, listed with the ones found deciding.
    */
-  importEntries(items: readonly ImportItem[], caller: Caller, options: { dryRun: boolean }): Promise<ImportCounts> {
+  importEntries(
+    items: readonly ImportItem[],
+    caller: Caller,
+    options: { dryRun: boolean; problems?: readonly FieldError[] },
+  ): Promise<ImportCounts> {
     const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0 };
-    const deps = { secrets: this.deps.secrets, readModels: this.deps.readModels, dryRun: options.dryRun };
+    const { secrets, readModels } = this.deps;
+    const deps = { secrets, readModels, dryRun: options.dryRun, problems: options.problems ?? [] };
     return this.run(
       caller,
       (state) => decideImport(items, state, { ...deps, at: this.deps.clock.now().toISOString() }, counts),

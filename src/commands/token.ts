@@ -21,7 +21,7 @@ export class UsageError extends Error {
 }
 
 /** The actor the change log records for this command: the operating-system user who ran it. */
-function cliCaller(): Caller {
+export function cliCaller(): Caller {
   let user = 'unknown';
   try {
     user = userInfo().username;

@@ -21,10 +21,14 @@ const problem = (field: string, code: string, message: string): FieldError => ({
 
 /**
  * Reads an export document (section 11) into the entries to import, in the order they can be
- * written (every resource after the ones it references). Every problem of every entry is collected;
- * any problem is a 422 that lists them all, with paths such as `resources.servers[3].ip`.
+ * written (every resource after the ones it references), and the problems of the entries that could
+ * not be read, with paths such as `resources.servers[3].ip`: the import lists them with the problems
+ * it finds deciding the others. A document that is not an export at all is refused at once.
  */
-export function parseImportDocument(document: Body, context: DocumentContext): ImportItem[] {
+export function parseImportDocument(
+  document: Body,
+  context: DocumentContext,
+): { items: ImportItem[]; problems: FieldError[] } {
   const problems: FieldError[] = [];
   if (document.format !== EXPORT_FORMAT) {
     problems.push(problem('format', 'invalid_value', `must be "${EXPORT_FORMAT}", as an export gives it`));
@@ -32,8 +36,8 @@ export function parseImportDocument(document: Body, context: DocumentContext): I
   const resources = document.resources;
   if (!isObject(resources)) {
     problems.push(problem('resources', 'invalid_type', 'must be an object of lists, one per resource'));
-    throw new ValidationFailed(problems, { listAll: true });
   }
+  if (problems.length > 0 || !isObject(resources)) throw new ValidationFailed(problems, { listAll: true });
   const items: ImportItem[] = [];
   for (const [name, list] of Object.entries(resources)) {
     if (!isResourceName(name)) {
@@ -44,9 +48,8 @@ export function parseImportDocument(document: Body, context: DocumentContext): I
       items.push(...readList(name, list, context, problems));
     }
   }
-  if (problems.length > 0) throw new ValidationFailed(problems, { listAll: true });
   const rank = (item: ImportItem) => IMPORT_ORDER.indexOf(item.resource);
-  return items.sort((a, b) => rank(a) - rank(b));
+  return { items: items.sort((a, b) => rank(a) - rank(b)), problems };
 }
 
 function readList(resource: ResourceName, list: unknown[], context: DocumentContext, problems: FieldError[]) {

@@ -47,20 +47,32 @@ type Snapshot = { position: number; at: string | null; lists: (readonly [Resourc
  * The whole configuration as it is (or was, at a moment), piece by piece. Every list is taken now, in
  * one step, so that the document is one consistent state even if writes land while it is sent.
  */
-export function exportPieces(service: ConfigService, moment: Moment | undefined, sealed: boolean): Iterable<string> {
+export function exportPieces(
+  service: ConfigService,
+  moment: Moment | undefined,
+  sealed: boolean,
+  progress?: ExportProgress,
+): Iterable<string> {
   const at = moment ?? { position: Number.MAX_SAFE_INTEGER };
   const { position, at: time } = service.audit.resolve(at);
   const lists = RESOURCE_NAMES.map((name) => [name, [...service.audit.listAt(name, at).entries]] as const);
-  return pieces({ position, at: time, lists }, sealed);
+  return pieces({ position, at: time, lists }, sealed, progress);
 }
 
-function* pieces({ position, at, lists }: Snapshot, sealed: boolean) {
+/** Told how many entries were written so far, out of how many. */
+export type ExportProgress = (done: number, total: number) => void;
+
+function* pieces({ position, at, lists }: Snapshot, sealed: boolean, progress?: ExportProgress) {
+  const total = lists.reduce((sum, [, entries]) => sum + entries.length, 0);
+  let done = 0;
   yield `{"format":${JSON.stringify(EXPORT_FORMAT)},"position":${position},"at":${JSON.stringify(at)},"resources":{`;
   for (const [index, [name, entries]] of lists.entries()) {
     yield `${index > 0 ? ',' : ''}${JSON.stringify(name)}:[`;
     for (let start = 0; start < entries.length; start += PIECE) {
       const piece = entries.slice(start, start + PIECE).map((entry) => exportedEntry(name, entry, sealed));
       yield `${start > 0 ? ',' : ''}${piece.join(',')}`;
+      done += piece.length;
+      progress?.(done, total);
     }
     yield ']';
   }
@@ -90,11 +102,11 @@ export async function importConfiguration(ctx: Context, service: ConfigService, 
   const { dry_run: dryRun = 'false' } = singleParameters(ctx, ['dry_run']);
   if (dryRun !== 'true' && dryRun !== 'false') throw invalidQuery('query parameter "dry_run" is true or false');
   const { value } = await readJson(ctx, IMPORT_BODY_LIMIT);
-  const items = parseImportDocument(value, {
+  const { items, problems } = parseImportDocument(value, {
     validator,
     exists: (resource, id) => service.state.collections[resource].get(id) !== undefined,
     openSealed: (sealed) => service.write.openSealed(sealed),
   });
-  const counts = await service.write.importEntries(items, callerOf(ctx), { dryRun: dryRun === 'true' });
+  const counts = await service.write.importEntries(items, callerOf(ctx), { dryRun: dryRun === 'true', problems });
   ctx.body = { ...counts, dry_run: dryRun === 'true' };
 }

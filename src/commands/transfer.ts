@@ -1,0 +1,119 @@
+import { once } from 'node:events';
+import { createWriteStream, readFileSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import type { ConfigService } from '../application/service.js';
+import { loadConfig } from '../config.js';
+import { DomainError, ValidationFailed } from '../domain/shared/errors.js';
+import { parseMoment } from '../http/moments.js';
+import { exportPieces } from '../http/routes/transfer.js';
+import { openService } from '../main.js';
+import { parseImportDocument } from '../schemas/import-document.js';
+import { WriteValidator } from '../schemas/validator.js';
+import { Progress } from './progress.js';
+import { cliCaller, UsageError } from './token.js';
+
+export const TRANSFER_USAGE = `  export [--at T] [--secrets sealed] [--out FILE]
+                     the whole configuration as one JSON document (to stdout, or FILE with mode 0600)
+  import FILE [--dry-run]
+                     import such a document (FILE or - for stdin): all or nothing, every problem listed`;
+
+/** Starts the service on its configuration without HTTP (logs on stderr), runs `work`, stops. */
+async function withService(work: (service: ConfigService) => Promise<number>): Promise<number> {
+  const config = loadConfig();
+  const logger = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
+  const { service, close } = await openService(config, logger);
+  try {
+    return await work(service);
+  } finally {
+    await close();
+  }
+}
+
+async function writeAll(out: Writable, pieces: Iterable<string>): Promise<void> {
+  for (const piece of pieces) {
+    if (!out.write(piece)) await once(out, 'drain');
+  }
+}
+
+export async function runExport(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { at: { type: 'string' }, secrets: { type: 'string' }, out: { type: 'string' } },
+  });
+  if (values.secrets !== undefined && values.secrets !== 'sealed')
+    throw new UsageError('--secrets takes one value: sealed');
+  let moment: ReturnType<typeof parseMoment> | undefined;
+  try {
+    moment = values.at === undefined ? undefined : parseMoment('--at', values.at);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return withService(async (service) => {
+    const progress = new Progress('export');
+    const pieces = exportPieces(service, moment, values.secrets === 'sealed', (done, total) =>
+      progress.update(done, total),
+    );
+    if (values.out === undefined) {
+      await writeAll(process.stdout, pieces);
+      return 0;
+    }
+    const file = createWriteStream(values.out, { mode: 0o600 });
+    await writeAll(file, pieces);
+    file.end();
+    await once(file, 'finish');
+    return 0;
+  });
+}
+
+function readDocument(path: string): Record<string, unknown> {
+  const text = readFileSync(path === '-' ? 0 : path, 'utf8');
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    throw new UsageError(`${path} is not a JSON document`);
+  }
+  if (document === null || typeof document !== 'object' || Array.isArray(document)) {
+    throw new UsageError(`${path} is not a JSON object`);
+  }
+  return document as Record<string, unknown>;
+}
+
+export async function runImport(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { 'dry-run': { type: 'boolean', default: false } },
+  });
+  if (positionals.length !== 1) throw new UsageError('import needs one FILE (or - for stdin)');
+  const progress = new Progress('import');
+  const document = readDocument(positionals[0]);
+  progress.note(`read ${positionals[0]}`);
+  return withService(async (service) => {
+    try {
+      const { items, problems } = parseImportDocument(document, {
+        validator: new WriteValidator(),
+        exists: (resource, id) => service.state.collections[resource].get(id) !== undefined,
+        openSealed: (sealed) => service.write.openSealed(sealed),
+      });
+      progress.note(`${items.length} entries read, ${problems.length} problems so far; deciding them`);
+      const dryRun = values['dry-run'] ?? false;
+      const counts = await service.write.importEntries(items, cliCaller(), { dryRun, problems });
+      const verb = dryRun ? 'would be' : 'were';
+      console.log(
+        `${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged (${verb} recorded)`,
+      );
+      return 0;
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      console.error(
+        `refused: ${error instanceof ValidationFailed ? `${error.errors.length} problems` : error.message}`,
+      );
+      if (error instanceof ValidationFailed)
+        for (const e of error.errors) console.error(`  ${e.field}: ${e.message} (${e.code})`);
+      return 1;
+    }
+  });
+}
