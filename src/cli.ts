@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { type ReplayReport, replay } from './application/replay.js';
 import { StartRefused } from './application/secret-key.js';
 import { COPY_LOG_USAGE, runCopyLog } from './commands/copy-log.js';
+import { IMPORT_PMACONTROL_USAGE, runImportPmaControl } from './commands/import-pmacontrol.js';
 import { runToken, TOKEN_USAGE, UsageError } from './commands/token.js';
 import { runExport, runImport, TRANSFER_USAGE } from './commands/transfer.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -15,6 +16,7 @@ const USAGE = `usage: pmacontrol-config <command>
   openapi [--out F]  print the OpenAPI document (or write it to F)
 ${TOKEN_USAGE}
 ${TRANSFER_USAGE}
+${IMPORT_PMACONTROL_USAGE}
 ${COPY_LOG_USAGE}`;
 
 async function serve(): Promise<void> {
@@ -89,6 +91,8 @@ async function main(argv: string[]): Promise<number> {
       return runExport(rest);
     case 'import':
       return runImport(rest);
+    case 'import-pmacontrol':
+      return runImportPmaControl(rest);
     case 'openapi': {
       const document = `${JSON.stringify(buildOpenApi(packageVersion()), null, 2)}\n`;
       if (rest.length === 0) process.stdout.write(document);
