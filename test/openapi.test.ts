@@ -45,6 +45,26 @@ it('documents every route the service mounts, with an operationId, a summary and
   );
 });
 
+it('every member of every schema, and every operation, says what it is', () => {
+  const undescribed: string[] = [];
+  const walk = (node: unknown, path: string) => {
+    if (node === null || typeof node !== 'object') return;
+    const properties = (node as { properties?: Record<string, Record<string, unknown>> }).properties;
+    for (const [name, schema] of Object.entries(properties ?? {})) {
+      if (!('$ref' in schema) && typeof schema.description !== 'string') undescribed.push(`${path}.${name}`);
+    }
+    for (const [key, child] of Object.entries(node)) walk(child, `${path}/${key}`);
+  };
+  const doc = buildOpenApi('test');
+  walk(doc, '');
+  assert.equal(undescribed, []);
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, operation] of Object.entries(item as Record<string, OperationObject>)) {
+      assert.ok(operation.summary && operation.description, `${method} ${path}`);
+    }
+  }
+});
+
 it('every request example of the document is accepted by the validator the service runs, in its own mode', () => {
   const validator = new WriteValidator();
   const doc = buildOpenApi('test');

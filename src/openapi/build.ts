@@ -11,6 +11,7 @@ import { API_ROUTES, ROUTES } from '../http/routes/descriptors.js';
 import { apiOperation } from './api-operations.js';
 import { sharedComponents } from './components.js';
 import { configOperation, problems } from './config-operations.js';
+import { describeProperties } from './descriptions.js';
 import { documentedEntrySchema, documentedWriteSchema } from './examples.js';
 import { TOKEN_SCHEMA } from './identity-operations.js';
 
@@ -99,5 +100,5 @@ export function buildOpenApi(version: string): OpenAPIObject {
     description: 'Health, readiness and metrics, for the platform that runs the service',
   });
   builder.addTag({ name: 'meta', description: 'The API itself' });
-  return builder.getSpec();
+  return describeProperties(builder.getSpec());
 }
