@@ -104,8 +104,8 @@ export async function runImportPmaControl(args: string[]): Promise<number> {
   const { from, keyFile, dryRun } = parseOptions(args);
   const progress = new Progress('import-pmacontrol');
   const decrypt = decrypter(keyFile);
-  const tables = await readTables(from, progress);
-  const { document, problems: secretProblems } = documentFromTables(tables, decrypt);
+  // The rows are not kept once mapped: on 100,000 servers they are a large share of the peak memory.
+  const { document, problems: secretProblems } = documentFromTables(await readTables(from, progress), decrypt);
   const config = loadConfig();
   const logger = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
   const { service, close } = await openService(config, logger);

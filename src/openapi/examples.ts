@@ -30,12 +30,26 @@ export const documentedEntrySchema = (resource: Resource): JsonSchema => ({
   example: entryExample(resource),
 });
 
+/** A boolean input takes true/false and the integers 0 and 1 (PmaControl's clients send those). */
+const acceptingZeroOne = (schema: JsonSchema): JsonSchema => ({
+  ...schema,
+  type: ['boolean', 'integer'],
+  enum: [true, false, 0, 1],
+  description: `${schema.description ?? ''} (true/false, or 1/0)`.trim(),
+});
+
+const withDefault = (schema: JsonSchema, value: unknown) =>
+  `${schema.description ?? ''}${schema.description ? '. ' : ''}Default when left out: ${JSON.stringify(value)}.`;
+
 /** The request body as documented: the validated fields plus what is accepted and set aside. */
 export function documentedWriteSchema(resource: Resource, mode: WriteMode): JsonSchema {
   const base = writeSchema(resource, mode);
   const properties = { ...(base.properties as Record<string, JsonSchema>) };
   for (const [field, spec] of Object.entries(resource.declaration.fields)) {
+    if (properties[field].type === 'boolean') properties[field] = acceptingZeroOne(properties[field]);
     const { default: _default, ...schema } = properties[field];
+    // Said in words, not with `default`: generators (openapi-typescript) make a field with a default required.
+    if (_default !== undefined) properties[field] = { ...schema, description: withDefault(schema, _default) };
     for (const alias of spec.aliases)
       properties[alias] = { ...schema, description: `alias of ${field}`, deprecated: true };
   }
@@ -70,7 +84,7 @@ export function documentedWriteSchema(resource: Resource, mode: WriteMode): Json
       replace: 'accepted and ignored (DELETE deletes, PATCH restores)',
       patch: 'false restores a soft-deleted entry; true is refused',
     };
-    properties.is_deleted = { type: 'boolean', description: meaning[mode] };
+    properties.is_deleted = acceptingZeroOne({ type: 'boolean', description: meaning[mode] });
   }
   return { ...base, properties };
 }

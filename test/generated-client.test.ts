@@ -1,0 +1,77 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { buildOpenApi } from '../src/openapi/build.js';
+import { startHarness } from './support/harness.js';
+import { ROOT } from './support/process.js';
+
+const it = suite('a client generated from the OpenAPI document with default options compiles and calls the service');
+const HOME = join(ROOT, 'test/generated-client');
+
+/** The README's minimal server creation (an input alias included), through a generated, typed client. */
+const CLIENT = `declare const process: { argv: string[] };
+import createClient from 'openapi-fetch';
+import type { paths } from './schema.js';
+
+const client = createClient<paths>({ baseUrl: process.argv[2] });
+const { data, error } = await client.POST('/fr/api/config/servers', {
+  body: {
+    id_client: 99, id_environment: 1, name: 'db-paris-01',
+    ip: '10.0.0.21', login: 'pmacontrol', passwd: 's3cret', ssl: 1,
+  },
+});
+if (error || !data) throw new Error('refused: ' + JSON.stringify(error));
+const id: number = data.id;
+const name: string = data.item.name;
+const ssl: boolean = data.item.is_ssl;
+console.log(JSON.stringify({ id, name, ssl, has_passwd: data.item.has_passwd }));
+`;
+
+const TSCONFIG = {
+  compilerOptions: {
+    ...{ target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true },
+    ...{ skipLibCheck: false, outDir: 'out', types: [] },
+  },
+  files: ['client.ts'],
+};
+
+function run(command: string, args: string[], cwd: string) {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: 300_000 });
+  assert.is(result.status, 0, `${command} ${args.join(' ')}\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
+/** openapi-typescript, openapi-fetch and TypeScript 5, from test/generated-client's own lock file. */
+function installTools() {
+  if (existsSync(join(HOME, 'node_modules/.bin/openapi-typescript'))) return;
+  console.log('  installing test/generated-client (openapi-typescript, openapi-fetch, typescript 5)');
+  run('npm', ['ci', '--no-audit', '--no-fund'], HOME);
+}
+
+it('openapi-typescript → openapi-fetch client → tsc (strict) → a real POST answered 201', async () => {
+  installTools();
+  const work = mkdtempSync(join(HOME, 'work-'));
+  const h = await startHarness();
+  try {
+    writeFileSync(join(work, 'openapi.json'), JSON.stringify(buildOpenApi('test')));
+    run(join(HOME, 'node_modules/.bin/openapi-typescript'), ['openapi.json', '-o', 'schema.d.ts'], work);
+    writeFileSync(join(work, 'client.ts'), CLIENT);
+    writeFileSync(join(work, 'tsconfig.json'), JSON.stringify(TSCONFIG));
+    run(join(HOME, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], work);
+    assert.ok(readFileSync(join(work, 'schema.d.ts'), 'utf8').includes('"/fr/api/config/servers"'));
+    // Not spawnSync: the service answering it runs in this process.
+    const called = await promisify(execFile)(process.execPath, [join(work, 'out/client.js'), h.url], {
+      timeout: 30_000,
+    });
+    const answer = JSON.parse(called.stdout);
+    assert.equal(answer, { id: 1, name: 'db-paris-01', ssl: true, has_passwd: true });
+  } finally {
+    await h.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+});
+
+it.run();
