@@ -149,6 +149,49 @@ it('list filters narrow the list: id_client, id_environment, is_deleted, tag, li
   assert.is(page.body.total, 3);
 });
 
+it('OR by repetition, q, sort and total: the list parameters of section 1', async ({ h }) => {
+  const client = (await h.request('POST', `${BASE}/clients`, { body: { libelle: 'ACME' } })).body.id;
+  const post = (name: string, ip: string, more: object = {}) =>
+    h.request('POST', `${BASE}/servers`, { body: { ...minimal, name, ip, ...more } }).then((r) => r.body.id);
+  const a = await post('paris-db', '10.0.0.1', { hostname: 'alpha.example.net' });
+  const b = await post('lyon-db', '10.0.0.2', { id_client: client, id_environment: 2 });
+  const c = await post('Paris-replica', '10.0.0.3', { id_environment: 3 });
+  const names = async (query: string) => {
+    const body = (await h.request('GET', `${BASE}/servers?${query}`)).body;
+    return [body.items.map((s: { id: number }) => s.id), body.total];
+  };
+  assert.equal(await names('id_environment=2&id_environment=3'), [[b, c], 2], 'a repeated filter is an OR');
+  assert.equal(await names(`id_client=99&id_client=${client}&id_environment=1`), [[a], 1], 'filters AND together');
+  assert.equal(await names('q=PARIS'), [[a, c], 2], 'q: case-insensitive, in names');
+  assert.equal(await names('q=alpha.example'), [[a], 1], 'q: in host names too');
+  assert.equal(await names('sort=-name'), [[c, a, b], 3]);
+  assert.equal(await names('sort=id_environment,-id'), [[a, b, c], 3]);
+  assert.equal(await names('q=db&sort=name&limit=1'), [[b], 2], 'total counts the matches before limit');
+  const bad = await h.request('GET', `${BASE}/servers?sort=nope`);
+  assert.equal([bad.status, bad.body.code], [400, 'invalid_query']);
+});
+
+it('names are unique case-insensitively; 999.1.1.1 is no address; an unquoted If-Match says how to quote', async ({
+  h,
+}) => {
+  const made = await h.request('POST', `${BASE}/servers`, { body: minimal });
+  const twin = await h.request('POST', `${BASE}/servers`, {
+    body: { ...minimal, name: 'DB-PARIS-01', ip: '10.9.9.9' },
+  });
+  assert.equal([twin.status, twin.body.code], [409, 'conflict']);
+  const badIp = await h.request('POST', `${BASE}/servers`, { body: { ...minimal, name: 'x', ip: '999.1.1.1' } });
+  assert.equal([badIp.status, badIp.body.errors[0].field, badIp.body.errors[0].code], [422, 'ip', 'invalid_format']);
+  const host = await h.request('POST', `${BASE}/servers`, { body: { ...minimal, name: 'y', ip: 'db.example.net' } });
+  assert.is(host.status, 201, 'a host name is an address');
+  const unquoted = await h.request('PATCH', `${BASE}/servers/${made.body.id}`, {
+    body: { port: 3307 },
+    headers: { 'If-Match': '1' },
+  });
+  assert.is(unquoted.status, 412);
+  assert.match(unquoted.body.detail, 'If-Match: "1"');
+  assert.is((await h.request('GET', `${BASE}/servers/${made.body.id}`)).body.item.port, 3306);
+});
+
 it('a server read with GET can be PUT back: is_deleted, has_passwd and the rest are ignored', async ({ h }) => {
   const made = await h.request('POST', `${BASE}/servers`, { body: minimal });
   await h.request('DELETE', `${BASE}/servers/${made.body.id}`);
