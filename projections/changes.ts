@@ -97,6 +97,8 @@ export function redactDiff(resource: string, diff: DiffMember[]): DiffMember[] {
 /** The rows one event adds; `position` is the event's place in the log (its revision + 1). */
 /** Events that are bookkeeping, not changes: they are in the log, not in the change log. */
 const NOT_CHANGES = new Set(['RequestRecorded']);
+/** Events in the change log that leave the entry's version where it was (a key rotation's re-seal). */
+const NOT_VERSIONS = new Set(['SecretsResealed']);
 
 /** A request kept for its Idempotency-Key (its answer sealed), as the read models store it. */
 export interface RequestRow {
@@ -146,7 +148,7 @@ export function rowsOf(
     ...(about ? { resource: about.resource as never, entry_id: about.id as number } : {}),
     data: redactData(own?.resource, event.data),
   };
-  const versions = effects.map((effect): VersionRow => {
+  const versions = (NOT_VERSIONS.has(event.type) ? [] : effects).map((effect): VersionRow => {
     // A full copy at every creation (or return after a hard delete), and every SNAPSHOT_EVERY revisions.
     const keep = effect.after && (!effect.before || effect.revision % SNAPSHOT_EVERY === 0);
     const snapshot = keep ? { snapshot: effect.after } : {};

@@ -4,6 +4,7 @@ import { type ReplayReport, replay } from './application/replay.js';
 import { StartRefused } from './application/secret-key.js';
 import { COPY_LOG_USAGE, runCopyLog } from './commands/copy-log.js';
 import { IMPORT_PMACONTROL_USAGE, runImportPmaControl } from './commands/import-pmacontrol.js';
+import { ROTATE_KEY_USAGE, runRotateKey } from './commands/rotate-key.js';
 import { runToken, TOKEN_USAGE, UsageError } from './commands/token.js';
 import { runExport, runImport, TRANSFER_USAGE } from './commands/transfer.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -17,6 +18,7 @@ const USAGE = `usage: pmacontrol-config <command>
 ${TOKEN_USAGE}
 ${TRANSFER_USAGE}
 ${IMPORT_PMACONTROL_USAGE}
+${ROTATE_KEY_USAGE}
 ${COPY_LOG_USAGE}`;
 
 async function serve(): Promise<void> {
@@ -93,6 +95,8 @@ async function main(argv: string[]): Promise<number> {
       return runImport(rest);
     case 'import-pmacontrol':
       return runImportPmaControl(rest);
+    case 'rotate-key':
+      return runRotateKey(rest);
     case 'openapi': {
       const document = `${JSON.stringify(buildOpenApi(packageVersion()), null, 2)}\n`;
       if (rest.length === 0) process.stdout.write(document);

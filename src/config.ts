@@ -3,6 +3,8 @@ export interface Config {
   host: string;
   dataDir: string;
   secretKey?: string;
+  /** Keys retired by rotations, comma-separated (with CONFIG_SECRET_KEY; else DATA_DIR/secret.key.retired). */
+  retiredSecretKeys?: string;
   /** PmaControl's crypt.config.php (or a file holding its CRYPT_KEY), to open its ciphertexts. */
   pmacontrolCryptKeyFile?: string;
   logLevel: string;
@@ -124,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '127.0.0.1',
     dataDir: env.DATA_DIR || './data',
     secretKey: env.CONFIG_SECRET_KEY || undefined,
+    retiredSecretKeys: env.CONFIG_RETIRED_SECRET_KEYS || undefined,
     pmacontrolCryptKeyFile: env.PMACONTROL_CRYPT_KEY_FILE || undefined,
     logLevel,
     eventStore,

@@ -15,7 +15,7 @@ import { dirname, join, resolve } from 'node:path';
 import type Koa from 'koa';
 import { type Logger, pino } from 'pino';
 import { createPmaControlCrypt, readPmaControlCryptKey } from './application/pmacontrol-crypt.js';
-import { openSecretKey, StartRefused } from './application/secret-key.js';
+import { openRetiredKeys, openSecretKey, StartRefused } from './application/secret-key.js';
 import { ConfigService } from './application/service.js';
 import type { Config, HttpLimits } from './config.js';
 import { EsdbEventStore } from './event-store/esdb/store.js';
@@ -150,6 +150,7 @@ async function startService(config: Config, logger: Logger, stores: Stores): Pro
     store,
     readModels,
     secretKey: (recorded) => openSecretKey({ fromEnv: config.secretKey, dataDir: config.dataDir }, recorded),
+    retiredKeys: () => openRetiredKeys({ retiredFromEnv: config.retiredSecretKeys, dataDir: config.dataDir }),
     clock: { now: () => new Date() },
     onProgress: progressLog(logger),
     onBackgroundError: (error) =>

@@ -1,5 +1,6 @@
 import type { EntryCommand, Fields, Input } from '../domain/commands.js';
 import { type ResourceName, resourceOf } from '../domain/resources.js';
+import { Conflict } from '../domain/shared/errors.js';
 import type { Sealed } from '../domain/shared/fields.js';
 import type { ExpectedVersion } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
@@ -28,6 +29,27 @@ export interface PrepareDeps {
 type Values = Record<string, unknown>;
 
 /**
+ * The secrets of an old version, sealed again under the current key: a version from before a key
+ * rotation holds values sealed under a retired key, which the entry must not carry again.
+ */
+function resealed(fields: readonly string[], values: Values, deps: PrepareDeps): Values {
+  const copy = { ...values };
+  for (const field of fields) {
+    const sealed = copy[field];
+    if (typeof sealed !== 'string' || sealed === '') continue;
+    const plain = deps.secrets.tryOpen(sealed as Sealed);
+    if (plain === undefined) {
+      throw new Conflict(
+        `the ${field} of that version was sealed under a retired key this instance was not given ` +
+          '(CONFIG_RETIRED_SECRET_KEYS or DATA_DIR/secret.key.retired)',
+      );
+    }
+    copy[field] = deps.secrets.seal(plain);
+  }
+  return copy;
+}
+
+/**
  * Turns a request into a command: the steps a decider must not take. The resource's own preparation
  * runs (an SSH key pair is checked and its derived fields filled in), every secret the resource
  * declares is sealed (a secret sent again unchanged keeps its stored sealed value, so that nothing
@@ -40,7 +62,7 @@ export function prepare(request: WriteRequest, state: ConfigState, deps: Prepare
   if (request.kind === 'delete') return request;
   if (request.kind === 'revert') {
     const values = deps.readModels.versionOf(request.resource, request.id, request.toVersion);
-    return { ...request, ...(values ? { values } : {}) } as EntryCommand;
+    return { ...request, ...(values ? { values: resealed(resource.secretFields, values, deps) } : {}) } as EntryCommand;
   }
   // The decider answers 404 for an entry that is not there.
   if (request.kind !== 'create' && !current) return { ...request, fields: {} } as EntryCommand;

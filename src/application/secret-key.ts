@@ -1,16 +1,44 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
+import { DomainError } from '../domain/shared/errors.js';
 
 /** The start was refused to protect the data; the message says what happened and what to do. */
 export class StartRefused extends Error {
   override name = 'StartRefused';
 }
 
-/** Where the key comes from: `CONFIG_SECRET_KEY`, else `<dataDir>/secret.key`. */
+/**
+ * Where the key comes from: `CONFIG_SECRET_KEY`, else `<dataDir>/secret.key`; and the keys retired
+ * by rotations (values sealed before a rotation, in history and time travel, open with them):
+ * `CONFIG_RETIRED_SECRET_KEYS`, else `<dataDir>/secret.key.retired`.
+ */
 export interface KeySource {
   fromEnv?: string;
+  retiredFromEnv?: string;
   dataDir: string;
+}
+
+/** This instance's key is no longer the one the log names: it serves reads, and refuses writes. */
+export class KeyRotated extends DomainError {
+  constructor() {
+    super(
+      503,
+      'unavailable',
+      'the secret key was rotated: this instance serves reads only until it is restarted with the new key ' +
+        '(CONFIG_SECRET_KEY or secret.key) and the old one among the retired keys; nothing was written',
+    );
+  }
 }
 
 /** The fingerprint recorded in the log: it identifies the key and reveals nothing of it. */
@@ -33,6 +61,29 @@ export function parseSecretKey(text: string): Buffer {
 }
 
 const keyFile = (dataDir: string) => join(dataDir, 'secret.key');
+const retiredFile = (dataDir: string) => join(dataDir, 'secret.key.retired');
+
+/** The retired keys: CONFIG_RETIRED_SECRET_KEYS (comma-separated), else secret.key.retired (one a line). */
+export function openRetiredKeys(source: KeySource): Buffer[] {
+  const file = retiredFile(source.dataDir);
+  const text = source.retiredFromEnv ?? (existsSync(file) ? readProtected(file) : '');
+  return text
+    .split(/[,\s]+/)
+    .filter(Boolean)
+    .map((k) => parseSecretKey(k));
+}
+
+/**
+ * After a rotation recorded in the log, for a DATA_DIR that keeps its key in secret.key: the old key
+ * is added to secret.key.retired, then the new key replaces secret.key (written aside, then renamed:
+ * a crash leaves the old file or the new one, never half of one). Both files are mode 0600.
+ */
+export function saveRotatedKeys(dataDir: string, old: Buffer, next: Buffer): void {
+  appendFileSync(retiredFile(dataDir), `${old.toString('hex')}\n`, { mode: 0o600 });
+  const draft = `${keyFile(dataDir)}.${process.pid}.tmp`;
+  writeFileSync(draft, `${next.toString('hex')}\n`, { mode: 0o600 });
+  renameSync(draft, keyFile(dataDir));
+}
 
 /**
  * The key, checked against the fingerprint the log recorded. A key is generated (into
@@ -63,15 +114,21 @@ export function assertMatches(key: Buffer, origin: string, recorded: RecordedKey
   );
 }
 
-function readKeyFile(file: string): Buffer {
+/** A key file's text, refused when the file is readable by group or others. */
+function readProtected(file: string): string {
   const mode = statSync(file).mode & 0o777;
   if ((mode & 0o077) !== 0) {
     throw new StartRefused(
       `${file} is readable by others (mode ${mode.toString(8).padStart(4, '0')}): run chmod 600 ${file} and start again`,
     );
   }
+  return readFileSync(file, 'utf8');
+}
+
+function readKeyFile(file: string): Buffer {
+  const text = readProtected(file);
   try {
-    return parseSecretKey(readFileSync(file, 'utf8'));
+    return parseSecretKey(text);
   } catch (error) {
     throw new StartRefused(`${file} does not hold a key: ${(error as Error).message}`);
   }

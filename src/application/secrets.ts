@@ -31,19 +31,35 @@ function ivSource(size: number, perRefill = 341): () => Buffer {
   };
 }
 
+function openWith(key: Buffer, sealed: Sealed): string {
+  const [version, iv, tag, body] = sealed.split(':');
+  if (version !== VERSION || !iv || !tag || body === undefined) throw new Error('not a sealed value of this service');
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64')).setAAD(AAD);
+  decipher.setAuthTag(Buffer.from(tag, 'base64'));
+  return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
+}
+
 /**
- * AES-256-GCM; a sealed value is `v1:<iv>:<tag>:<ciphertext>`, base64 parts. The version leaves room
- * for per-entry keys.
+ * AES-256-GCM; a sealed value is `v1:<iv>:<tag>:<ciphertext>`, base64 parts. Values are sealed under
+ * `key`; they are opened with it or, for values sealed before a key rotation, with one of the
+ * `retired` keys (GCM's tag tells which key a value was sealed under).
  */
-export function createSecretBox(key: Buffer): SecretBox {
-  if (key.length !== 32) throw new Error('the secret key must be 32 bytes');
+export function createSecretBox(key: Buffer, retired: readonly Buffer[] = []): SecretBox {
+  if (key.length !== 32 || retired.some((k) => k.length !== 32)) throw new Error('a secret key must be 32 bytes');
   const nextIv = ivSource(12);
   const open = (sealed: Sealed) => {
-    const [version, iv, tag, body] = sealed.split(':');
-    if (version !== VERSION || !iv || !tag || body === undefined) throw new Error('not a sealed value of this service');
-    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64')).setAAD(AAD);
-    decipher.setAuthTag(Buffer.from(tag, 'base64'));
-    return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
+    try {
+      return openWith(key, sealed);
+    } catch (error) {
+      for (const old of retired) {
+        try {
+          return openWith(old, sealed);
+        } catch {
+          // not this one either
+        }
+      }
+      throw error;
+    }
   };
   return {
     seal(plain) {

@@ -14,7 +14,7 @@ import { Feed } from './feed.js';
 import type { WriteRequestOf } from './prepare.js';
 import { CONFIG_STREAM, Projector } from './projector.js';
 import { RequestLog, WINDOW_MS } from './requests.js';
-import { assertMatches, keyFingerprint, StartRefused } from './secret-key.js';
+import { assertMatches, KeyRotated, keyFingerprint, StartRefused } from './secret-key.js';
 import { createSecretBox, type SecretBox } from './secrets.js';
 import { type Principal, type Refusal, TokenTable } from './tokens.js';
 import { type Caller, type Clock, Writer } from './writer.js';
@@ -29,6 +29,8 @@ export interface ServiceDeps {
   readModels: ReadModelStore;
   /** The key secrets are sealed under, checked against the fingerprint the log recorded (if any). */
   secretKey: (recorded: RecordedKey | undefined) => Buffer;
+  /** Keys retired by rotations: values sealed before a rotation (history, revert) open with them. */
+  retiredKeys?: () => Buffer[];
   clock: Clock;
   /** Called during the start-up catch-up with the position reached, after each batch. */
   onProgress?: (position: number) => void;
@@ -62,6 +64,7 @@ export class ConfigService {
   readonly feed: Feed;
   private readonly writer: Writer;
   private secrets?: SecretBox;
+  private keyFingerprint?: string;
   private writes?: Writes;
   private tokenTable?: TokenTable;
 
@@ -79,7 +82,8 @@ export class ConfigService {
     await assertLogHolds(this.deps.store, CONFIG_STREAM, checkpoint, this.deps.readModels.location);
     await this.projector.catchUp(this.deps.onProgress);
     const key = this.deps.secretKey(this.state.secretKey);
-    this.secrets = createSecretBox(key);
+    this.secrets = createSecretBox(key, this.deps.retiredKeys?.() ?? []);
+    this.keyFingerprint = keyFingerprint(key);
     if (this.projector.revision === -1)
       await this.writeOnce(genesisEvents(keyFingerprint(key)), (s) => s.revision === -1);
     else if (!this.state.secretKey) await this.recordLegacyKey(key);
@@ -101,12 +105,21 @@ export class ConfigService {
     this.projector.listen(requests.update);
     this.writes = new Writes({
       writer: this.writer,
+      keyRotated: () => this.keyRotated,
       secrets,
       readModels: this.projector.settled,
       requests,
       clock: this.deps.clock,
     });
     this.fingerprintOf = (method, path, body) => requests.fingerprint(method, path, body);
+  }
+
+  /**
+   * Whether the log names another key than this instance's: a rotation was recorded (by
+   * `rotate-key`) since it started. It then serves reads and refuses writes until restarted.
+   */
+  get keyRotated(): boolean {
+    return this.keyFingerprint !== undefined && this.state.secretKey?.fingerprint !== this.keyFingerprint;
   }
 
   /** Every write the service takes (once started). */
@@ -188,6 +201,7 @@ export class ConfigService {
     return this.writer.submit({
       caller,
       decide: (state) => {
+        if (this.keyRotated) throw new KeyRotated();
         const col = state.collections[resource];
         if (!col.get(id)) throw col.tombstone(id) ? new Deleted(resource, id) : new NotFound(resource, id);
         return [{ type: 'SecretRevealed', data: { resource, id, field } }];

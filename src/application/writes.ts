@@ -1,8 +1,9 @@
 import { decide } from '../domain/decide.js';
 import type { Effect } from '../domain/evolve.js';
 import type { ResourceName } from '../domain/resources.js';
+import { COLLECTION_NAMES, collectionOf } from '../domain/resources.js';
 import type { EntryRecord } from '../domain/shared/collection.js';
-import type { FieldError } from '../domain/shared/errors.js';
+import { Conflict, type FieldError } from '../domain/shared/errors.js';
 import type { Sealed } from '../domain/shared/fields.js';
 import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
@@ -10,6 +11,7 @@ import type { Role } from '../domain/tokens/token.js';
 import type { ReadModelStore } from '../read-models/port.js';
 import { prepare, type WriteRequest, type WriteRequestOf } from './prepare.js';
 import type { Idempotency, RecordedResponse, RequestLog } from './requests.js';
+import { KeyRotated } from './secret-key.js';
 import type { SecretBox } from './secrets.js';
 import { generateToken, tokenDigest } from './tokens.js';
 import { decideImport, type ImportCounts, type ImportItem } from './transfer.js';
@@ -51,6 +53,8 @@ export interface IssuedToken {
 
 export interface WritesDeps {
   writer: Writer;
+  /** True once the log names another key than this instance's (see ConfigService.keyRotated). */
+  keyRotated: () => boolean;
   secrets: SecretBox;
   readModels: ReadModelStore;
   requests: RequestLog;
@@ -66,7 +70,15 @@ export class Writes {
 
   /** A write as such. */
   private run<T>(caller: Caller, decideOn: Decide, answer: Answer<T>): Promise<T> {
-    return this.deps.writer.submit({ caller, decide: decideOn, answer });
+    return this.deps.writer.submit({ caller, decide: this.underCurrentKey(decideOn), answer });
+  }
+
+  /** Nothing is sealed, or written, under a key the log no longer names. */
+  private underCurrentKey(decideOn: Decide): Decide {
+    return (state) => {
+      if (this.deps.keyRotated()) throw new KeyRotated();
+      return decideOn(state);
+    };
   }
 
   /**
@@ -82,7 +94,7 @@ export class Writes {
         caller,
         decide: (state) => {
           first = requests.find(caller.actor, options.idempotency, clock.now());
-          return first ? [] : decideOn(state);
+          return first ? [] : this.underCurrentKey(decideOn)(state);
         },
         answer: (state, effects) => first ?? options.respond(answer(state, effects)),
         remember: (sent) => (first ? undefined : requests.note(options.idempotency, sent)),
@@ -128,6 +140,39 @@ export class Writes {
       (state) => decideImport(items, state, { ...deps, at: this.deps.clock.now().toISOString() }, counts),
       () => ({ ...counts }),
     );
+  }
+
+  /**
+   * Key rotation: every secret of every entry (passwords, private keys, token digests) re-sealed
+   * under `next`, one SecretsResealed event per entry, then the new key's fingerprint recorded; all
+   * in one append. From then on the log names the new key: instances still on the old one serve
+   * reads and refuse writes until restarted with it.
+   */
+  rotateKey(next: SecretBox, fingerprint: string, caller: Caller): Promise<{ entries: number; secrets: number }> {
+    const counts = { entries: 0, secrets: 0 };
+    const decideOn: Decide = (state) => {
+      Object.assign(counts, { entries: 0, secrets: 0 });
+      if (state.secretKey?.fingerprint === fingerprint) throw new Conflict('the log already names this key');
+      const events: DomainEvent[] = [];
+      for (const name of COLLECTION_NAMES) {
+        const fields = collectionOf(name).secretFields;
+        if (fields.length === 0) continue;
+        for (const entry of state.collections[name].inOrder()) {
+          const values: Record<string, string> = {};
+          for (const field of fields) {
+            const sealed = entry[field];
+            if (typeof sealed === 'string' && sealed !== '')
+              values[field] = next.seal(this.deps.secrets.open(sealed as Sealed));
+          }
+          if (Object.keys(values).length === 0) continue;
+          events.push({ type: 'SecretsResealed', data: { resource: name, id: entry.id, values } });
+          counts.entries++;
+          counts.secrets += Object.keys(values).length;
+        }
+      }
+      return [...events, { type: 'SecretKeyRecorded', data: { fingerprint } }];
+    };
+    return this.run(caller, decideOn, () => ({ ...counts }));
   }
 
   /** The plain text of a secret sealed by a service with this one's key; undefined for any other. */

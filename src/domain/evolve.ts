@@ -93,6 +93,16 @@ function secretKeyRecorded(state: ConfigState, event: LoggedEvent, journal?: Jou
   return [];
 }
 
+/**
+ * A key rotation re-sealed an entry's secrets under the new key (data: resource, id, values). The
+ * entry's values are the same secrets: its version and updated_at do not move.
+ */
+function secretsResealed(state: ConfigState, event: LoggedEvent, journal?: Journal): Effect[] {
+  const col = state.collections[event.data.resource as CollectionName];
+  const entry = existing(col, event);
+  return [change(col, entry.id, { ...entry, ...(event.data.values as Record<string, unknown>) }, journal)];
+}
+
 export type { Effect } from './shared/effects.js';
 
 /** Every event type and what it does: events are routed by this table, never by parsing their names. */
@@ -102,6 +112,7 @@ const TABLE = new Map<string, Apply>([
   ['RequestRecorded', () => []],
   // Someone read a secret (data: resource, id, field; never the value): in the log for the audit, no effect.
   ['SecretRevealed', () => []],
+  ['SecretsResealed', secretsResealed],
 ]);
 const RESOURCE_OF_EVENT = new Map<string, CollectionName>();
 for (const [type, apply] of Object.entries(TOKEN_EVENTS)) {

@@ -119,6 +119,7 @@ export async function readyz(ctx: Context, service: ConfigService, readiness: Re
     ctx.body = { status: 'not_ready', reason };
   };
   if (readiness.stopping) return notReady('stopping');
+  if (service.keyRotated) return notReady('the secret key was rotated: restart this instance with the new key');
   let behind: number;
   try {
     behind = await service.behind(STORE_TIMEOUT_MS);
