@@ -114,6 +114,12 @@ test('the real service with PMACONTROL_CRYPT_KEY_FILE: ciphertexts are opened, s
     const token = issued.stdout.trim().split('\n').pop()!;
     const read = (path: string) =>
       fetch(`${service.url}${BASE}/${path}`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.json());
+    // The token was issued by another process: the service knows it once it has followed the log.
+    for (let i = 0; i < 100; i++) {
+      const whoami = await fetch(`${service.url}/fr/api/whoami`, { headers: { Authorization: `Bearer ${token}` } });
+      if (whoami.status === 200) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     assert.equal(await read(`servers/${server.body.id}/secret`), { passwd: 'S3cr3t-pw' });
     assert.is((await read(`ssh-keys/${sshKey.body.id}/secret`)).private_key.trim(), key.privateKey.trim());
     assert.not.ok(service.output().includes(passwd!), 'the ciphertext is in the logs');
