@@ -57,7 +57,7 @@ async function fill(service: ConfigService, run: Run): Promise<void> {
 /** Fills a log through the service's own write path (group commit), many commands in flight. */
 async function generate(): Promise<{ seconds: number; events: number }> {
   const config = loadConfig(env);
-  const stores = openStores(config, pino({ level: 'silent' }));
+  const stores = await openStores(config, pino({ level: 'silent' }));
   const service = new ConfigService({
     ...stores,
     secretKey: () => Buffer.from(KEY, 'hex'),

@@ -18,8 +18,6 @@ import { createPmaControlCrypt, readPmaControlCryptKey } from './application/pma
 import { openRetiredKeys, openSecretKey, StartRefused } from './application/secret-key.js';
 import { ConfigService } from './application/service.js';
 import type { Config, HttpLimits } from './config.js';
-import { EsdbEventStore } from './event-store/esdb/store.js';
-import { MariadbEventStore } from './event-store/mariadb/store.js';
 import type { EventStore } from './event-store/port.js';
 import { SqliteEventStore } from './event-store/sqlite/store.js';
 import { createApp } from './http/app.js';
@@ -66,7 +64,7 @@ export function prepareDataDir(dir: string): void {
 }
 
 /** The composition root: picks the adapters for the configuration (copy-log opens its target alike). */
-export function openStores(config: Config, logger: Logger): Stores {
+export async function openStores(config: Config, logger: Logger): Promise<Stores> {
   prepareDataDir(config.dataDir);
   const file = join(
     config.dataDir,
@@ -77,7 +75,7 @@ export function openStores(config: Config, logger: Logger): Stores {
       { file, set_aside_as: setAsideAs, reason },
       'read models corrupt or unreadable: set aside, rebuilding them from the log',
     );
-  const store = openEventStore(config);
+  const store = await openEventStore(config);
   const fresh = `${file}.rebuild`;
   return {
     store,
@@ -93,9 +91,17 @@ export function openStores(config: Config, logger: Logger): Stores {
   };
 }
 
-export function openEventStore(config: Config): EventStore {
-  if (config.eventStore === 'eventstoredb') return new EsdbEventStore(config.eventStoreConnectionString!);
+/**
+ * The configured event store. The EventStoreDB and MariaDB adapters (and their clients, a quarter of
+ * a second to load) are imported only when configured: the embedded store starts without them.
+ */
+export async function openEventStore(config: Config): Promise<EventStore> {
+  if (config.eventStore === 'eventstoredb') {
+    const { EsdbEventStore } = await import('./event-store/esdb/store.js');
+    return new EsdbEventStore(config.eventStoreConnectionString!);
+  }
   if (config.eventStore === 'mariadb') {
+    const { MariadbEventStore } = await import('./event-store/mariadb/store.js');
     const { pollMaxMs, ...settings } = config.mariadb!;
     return new MariadbEventStore({ ...settings, poll: { minMs: 20, maxMs: pollMaxMs } });
   }
@@ -171,7 +177,7 @@ export async function openService(
   config: Config,
   logger: Logger,
 ): Promise<{ service: ConfigService; close(): Promise<void> }> {
-  const stores = openStores(config, logger);
+  const stores = await openStores(config, logger);
   const service = await startService(config, logger, stores);
   return {
     service,
@@ -208,7 +214,7 @@ function pmacontrolOpener(config: Config): ((ciphertext: string) => string) | un
 export async function start(config: Config, logger: Logger): Promise<Running> {
   const started = performance.now();
   const openPmaControl = pmacontrolOpener(config);
-  const opened = openStores(config, logger);
+  const opened = await openStores(config, logger);
   const metrics = new Metrics();
   const stores = { ...opened, store: metrics.measured(opened.store) };
   const service = await startService(config, logger, stores);

@@ -26,7 +26,7 @@ function openTarget(target: string): EventStore {
  */
 export async function runCopyLog(argv: string[]): Promise<number> {
   if (argv.length !== 2 || argv[0] !== '--to') throw new UsageError('copy-log needs --to <target>');
-  const source = openEventStore(loadConfig());
+  const source = await openEventStore(loadConfig());
   const target = openTarget(argv[1]);
   const shown = argv[1].startsWith('sqlite:') ? argv[1] : redactUrl(argv[1]);
   try {
