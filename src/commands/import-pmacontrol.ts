@@ -1,19 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createConnection } from 'mysql2/promise';
-import { pino } from 'pino';
 import {
   createPmaControlCrypt,
   PmaControlCryptError,
   readPmaControlCryptKey,
 } from '../application/pmacontrol-crypt.js';
 import type { ImportCounts } from '../application/transfer.js';
-import { loadConfig } from '../config.js';
 import type { ResourceName } from '../domain/resources.js';
 import { type FieldError, ValidationFailed } from '../domain/shared/errors.js';
-import { openService } from '../main.js';
 import { parseImportDocument } from '../schemas/import-document.js';
 import { WriteValidator } from '../schemas/validator.js';
+import { countsLine, withCliService } from './cli-service.js';
 import {
   type Decrypt,
   documentFromTables,
@@ -106,10 +104,7 @@ export async function runImportPmaControl(args: string[]): Promise<number> {
   const decrypt = decrypter(keyFile);
   // The rows are not kept once mapped: on 100,000 servers they are a large share of the peak memory.
   const { document, problems: secretProblems } = documentFromTables(await readTables(from, progress), decrypt);
-  const config = loadConfig();
-  const logger = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
-  const { service, close } = await openService(config, logger);
-  try {
+  return withCliService(async (service) => {
     const { items, problems } = parseImportDocument(document, {
       validator: new WriteValidator(),
       exists: (resource, id) => service.state.collections[resource].get(id) !== undefined,
@@ -133,14 +128,9 @@ export async function runImportPmaControl(args: string[]): Promise<number> {
       console.error(dryRun ? 'dry run: nothing recorded' : 'nothing was imported');
       return 1;
     }
-    const verb = dryRun ? 'would be' : 'were';
-    console.log(
-      `${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged (${verb} recorded)`,
-    );
+    console.log(countsLine(counts, dryRun));
     return 0;
-  } finally {
-    await close();
-  }
+  });
 }
 
 /** The problems, each once; a row whose secret did not open is not also said to lack it. */

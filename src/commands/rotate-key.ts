@@ -1,10 +1,7 @@
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
 import { keyFingerprint, openSecretKey, parseSecretKey, saveRotatedKeys } from '../application/secret-key.js';
 import { createSecretBox } from '../application/secrets.js';
-import { loadConfig } from '../config.js';
-import { DomainError } from '../domain/shared/errors.js';
-import { openService } from '../main.js';
+import { withCliService } from './cli-service.js';
 import { cliCaller, UsageError } from './token.js';
 
 export const ROTATE_KEY_USAGE = `  rotate-key --new-key KEY
@@ -43,12 +40,9 @@ function nextSteps(fromEnv: boolean, dataDir: string): string[] {
  */
 export async function runRotateKey(args: string[]): Promise<number> {
   const next = parseNewKey(args);
-  const config = loadConfig();
-  const logger = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
-  const current = openSecretKey({ fromEnv: config.secretKey, dataDir: config.dataDir }, undefined);
-  if (current.equals(next)) throw new UsageError('--new-key is the current key');
-  const { service, close } = await openService(config, logger);
-  try {
+  return withCliService(async (service, config) => {
+    const current = openSecretKey({ fromEnv: config.secretKey, dataDir: config.dataDir }, undefined);
+    if (current.equals(next)) throw new UsageError('--new-key is the current key');
     const done = await service.write.rotateKey(createSecretBox(next), keyFingerprint(next), cliCaller());
     if (!config.secretKey) saveRotatedKeys(config.dataDir, current, next);
     console.log(
@@ -56,11 +50,5 @@ export async function runRotateKey(args: string[]): Promise<number> {
     );
     for (const line of nextSteps(config.secretKey !== undefined, config.dataDir)) console.log(line);
     return 0;
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    console.error(`refused: ${error.message}`);
-    return 1;
-  } finally {
-    await close();
-  }
+  });
 }

@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
 import type { ConfigService } from '../application/service.js';
 import { parseDuration } from '../application/tokens.js';
 import type { Caller } from '../application/writer.js';
-import { loadConfig } from '../config.js';
 import type { EntryRecord } from '../domain/shared/collection.js';
-import { DomainError } from '../domain/shared/errors.js';
-import { openService } from '../main.js';
 import { parseTokenRequest } from '../schemas/tokens.js';
+import { withCliService } from './cli-service.js';
 
 export const TOKEN_USAGE = `  token create --name NAME --role reader|writer|admin [--expires-in 30d] [--secrets]
                      issue a token; it is printed alone on the last line, this once
@@ -101,20 +98,10 @@ async function revoke(service: ConfigService, args: string[]): Promise<void> {
 export async function runToken(argv: string[]): Promise<number> {
   const [action, ...args] = argv;
   if (!['create', 'list', 'revoke'].includes(action)) throw new UsageError(`unknown token command "${action ?? ''}"`);
-  const config = loadConfig();
-  // Logs go to stderr: stdout is for the answer, the token alone on its last line.
-  const logger = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
-  const { service, close } = await openService(config, logger);
-  try {
+  return withCliService(async (service) => {
     if (action === 'create') await create(service, args);
     else if (action === 'list') list(service, args);
     else await revoke(service, args);
     return 0;
-  } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
-    console.error(`refused: ${error.message}`);
-    return 1;
-  } finally {
-    await close();
-  }
+  });
 }

@@ -2,15 +2,11 @@ import { once } from 'node:events';
 import { createWriteStream, readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
-import type { ConfigService } from '../application/service.js';
-import { loadConfig } from '../config.js';
-import { DomainError, ValidationFailed } from '../domain/shared/errors.js';
 import { parseMoment } from '../http/moments.js';
 import { exportPieces } from '../http/routes/transfer.js';
-import { openService } from '../main.js';
 import { parseImportDocument } from '../schemas/import-document.js';
 import { WriteValidator } from '../schemas/validator.js';
+import { countsLine, withCliService } from './cli-service.js';
 import { Progress } from './progress.js';
 import { cliCaller, UsageError } from './token.js';
 
@@ -18,18 +14,6 @@ export const TRANSFER_USAGE = `  export [--at T] [--secrets sealed] [--out FILE]
                      the whole configuration as one JSON document (to stdout, or FILE with mode 0600)
   import FILE [--dry-run]
                      import such a document (FILE or - for stdin): all or nothing, every problem listed`;
-
-/** Starts the service on its configuration without HTTP (logs on stderr), runs `work`, stops. */
-async function withService(work: (service: ConfigService) => Promise<number>): Promise<number> {
-  const config = loadConfig();
-  const logger = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel }, pino.destination(2));
-  const { service, close } = await openService(config, logger);
-  try {
-    return await work(service);
-  } finally {
-    await close();
-  }
-}
 
 async function writeAll(out: Writable, pieces: Iterable<string>): Promise<void> {
   for (const piece of pieces) {
@@ -50,7 +34,7 @@ export async function runExport(args: string[]): Promise<number> {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  return withService(async (service) => {
+  return withCliService(async (service) => {
     const progress = new Progress('export');
     const pieces = exportPieces(service, moment, values.secrets === 'sealed', (done, total) =>
       progress.update(done, total),
@@ -91,29 +75,15 @@ export async function runImport(args: string[]): Promise<number> {
   const progress = new Progress('import');
   const document = readDocument(positionals[0]);
   progress.note(`read ${positionals[0]}`);
-  return withService(async (service) => {
-    try {
-      const { items, problems } = parseImportDocument(document, {
-        validator: new WriteValidator(),
-        exists: (resource, id) => service.state.collections[resource].get(id) !== undefined,
-        openSealed: (sealed) => service.write.openSealed(sealed),
-      });
-      progress.note(`${items.length} entries read, ${problems.length} problems so far; deciding them`);
-      const dryRun = values['dry-run'] ?? false;
-      const counts = await service.write.importEntries(items, cliCaller(), { dryRun, problems });
-      const verb = dryRun ? 'would be' : 'were';
-      console.log(
-        `${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged (${verb} recorded)`,
-      );
-      return 0;
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      console.error(
-        `refused: ${error instanceof ValidationFailed ? `${error.errors.length} problems` : error.message}`,
-      );
-      if (error instanceof ValidationFailed)
-        for (const e of error.errors) console.error(`  ${e.field}: ${e.message} (${e.code})`);
-      return 1;
-    }
+  return withCliService(async (service) => {
+    const { items, problems } = parseImportDocument(document, {
+      validator: new WriteValidator(),
+      exists: (resource, id) => service.state.collections[resource].get(id) !== undefined,
+      openSealed: (sealed) => service.write.openSealed(sealed),
+    });
+    progress.note(`${items.length} entries read, ${problems.length} problems so far; deciding them`);
+    const dryRun = values['dry-run'] ?? false;
+    console.log(countsLine(await service.write.importEntries(items, cliCaller(), { dryRun, problems }), dryRun));
+    return 0;
   });
 }
