@@ -124,6 +124,25 @@ function poolOptions(settings: MariadbSettings): mysql.PoolOptions {
  * WrongExpectedRevision, so the command is decided again. The configuration is one stream, so its
  * revision order is its commit order, and following it by revision misses nothing.
  */
+/** Rows per INSERT, by size: well under MariaDB's default max_allowed_packet (16 MiB). */
+const CHUNK_BYTES = 4 * 1024 * 1024;
+
+function* chunks(rows: (string | number)[][]): Generator<(string | number)[][]> {
+  let chunk: (string | number)[][] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const size = (row[3] as string).length + (row[4] as string).length + 200;
+    if (chunk.length > 0 && bytes + size > CHUNK_BYTES) {
+      yield chunk;
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(row);
+    bytes += size;
+  }
+  if (chunk.length > 0) yield chunk;
+}
+
 export class MariadbEventStore implements EventStore {
   readonly name = 'mariadb';
   private readonly pool: Pool;
@@ -189,6 +208,11 @@ export class MariadbEventStore implements EventStore {
     return { store: this.name, location: redactUrl(this.settings.url), durability: this.durability };
   }
 
+  /**
+   * One transaction: the locking read of the stream's head, the expected-revision check, then the
+   * rows in INSERTs of at most CHUNK_BYTES each (a large append, such as an import, would otherwise
+   * exceed the server's max_allowed_packet), then the commit: all of it or none.
+   */
   async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     const result = await this.using(
       async (connection) => {
@@ -208,15 +232,20 @@ export class MariadbEventStore implements EventStore {
             JSON.stringify(event.data),
             JSON.stringify(event.metadata),
           ]);
-          const [inserted] = await connection.query<mysql.ResultSetHeader>(
-            'INSERT INTO pmacontrol_events (stream, revision, type, data, metadata) VALUES ?',
-            [rows],
-          );
+          let last: mysql.ResultSetHeader | undefined;
+          let lastCount = 0;
+          for (const chunk of chunks(rows)) {
+            [last] = await connection.query<mysql.ResultSetHeader>(
+              'INSERT INTO pmacontrol_events (stream, revision, type, data, metadata) VALUES ?',
+              [chunk],
+            );
+            lastCount = chunk.length;
+          }
           await connection.commit();
-          // One multi-row INSERT of a known row count takes consecutive ids under innodb_autoinc_lock_mode
+          // A multi-row INSERT of a known row count takes consecutive ids under innodb_autoinc_lock_mode
           // 0 and 1 (MariaDB's default), and under 2 as long as no other stream is appended at once
           // (appends to one stream are serialised by the locking read above).
-          return { nextRevision: first + events.length - 1, position: inserted.insertId + events.length - 1 };
+          return { nextRevision: first + events.length - 1, position: last!.insertId + lastCount - 1 };
         } catch (error) {
           await connection.rollback().catch(() => {});
           throw error;
