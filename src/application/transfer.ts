@@ -29,7 +29,10 @@ export interface ImportItem {
   id: number;
   /** Every field, defaults filled in, as a POST or PUT would take them. */
   input: Record<string, unknown>;
-  /** Soft-deletable resources: whether the entry ends deleted. */
+  /**
+   * Soft-deletable resources, when the document says (`is_deleted`): whether the entry ends deleted.
+   * Left out, an existing entry keeps its state (as with PUT) and a new one is live.
+   */
   deleted?: boolean;
 }
 

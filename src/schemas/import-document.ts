@@ -98,7 +98,7 @@ function readEntry(
   try {
     const parsed = context.validator.parse(resource, exists ? 'replace' : 'create', body, id);
     if (problems.length > before) return undefined;
-    return { resource, index, id, input: parsed.input as Body, ...(soft ? { deleted: deleted ?? false } : {}) };
+    return { resource, index, id, input: parsed.input as Body, ...(deleted !== undefined ? { deleted } : {}) };
   } catch (error) {
     if (!(error instanceof ValidationFailed)) throw error;
     for (const e of error.errors) problems.push({ ...e, field: `${path}.${e.field}` });

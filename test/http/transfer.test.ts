@@ -171,6 +171,33 @@ it('any problem is a 422 listing every problem with its path, and nothing is wri
   }
 });
 
+it('is_deleted in a document: left out, a deleted server stays deleted (PUT rules); false restores it; true deletes', async () => {
+  const h = await startHarness();
+  try {
+    const admin = await tokenFor(h, 'admin');
+    const body = { id_client: 99, id_environment: 1, login: 'pma', passwd: 'pw' };
+    const post = (name: string, ip: string) =>
+      h.request('POST', `${BASE}/servers`, { body: { ...body, name, ip } }).then((r) => r.body.id as number);
+    const [a, b, c] = [await post('a', '10.0.0.1'), await post('b', '10.0.0.2'), await post('c', '10.0.0.3')];
+    for (const id of [a, b]) await h.request('DELETE', `${BASE}/servers/${id}`);
+    const entry = (id: number, name: string, ip: string, more: object = {}) => ({ ...body, id, name, ip, ...more });
+    const servers = [
+      entry(a, 'a', '10.0.0.1'),
+      entry(b, 'b', '10.0.0.2', { is_deleted: false }),
+      entry(c, 'c', '10.0.0.3', { is_deleted: true }),
+    ];
+    const done = await h.request('POST', '/fr/api/import', {
+      body: { format: 'pmacontrol-config/1', resources: { servers } },
+      headers: admin,
+    });
+    assert.equal(done.body, { created: 0, updated: 2, unchanged: 1, dry_run: false });
+    const state = async (id: number) => (await h.request('GET', `${BASE}/servers/${id}`)).body.item.is_deleted;
+    assert.equal([await state(a), await state(b), await state(c)], [true, false, true]);
+  } finally {
+    await h.close();
+  }
+});
+
 it('who may: export for readers, sealed secrets and import for admins; ?at= exports the past', async () => {
   const h = await startHarness({ access: { anonymousRole: 'reader', corsOrigins: [] } });
   try {
