@@ -130,7 +130,9 @@ export function importConfiguration(): OperationObject {
     description:
       'Admin only. Each entry is created with its id, or replaced if its id exists, under every rule of POST and PUT (uniqueness, references, guards), resources in dependency order, ' +
       'all in one append: either every entry is recorded or none is. Any problem is a 422 that lists every problem of every entry, each with a path such as `resources.servers[3].ip`. ' +
-      '`dry_run=true` checks everything and records nothing. Importing the same document again records nothing (every entry unchanged). Bodies up to 512 MiB.',
+      '`dry_run=true` checks everything and records nothing. Importing the same document again records nothing (every entry unchanged). ' +
+      'A server with `is_deleted: true` ends soft-deleted, `false` restores a deleted one, left out keeps its state. ' +
+      'Entries the document does not hold are left as they are. The instance answers nothing else while it decides the import: import large inventories with the CLI. Bodies up to 512 MiB.',
     parameters: [
       ref('parameters', 'XRequestId'),
       {
