@@ -56,7 +56,12 @@ function decrypter(keyFile: string | undefined): Decrypt {
       throw new PmaControlCryptError("is stored encrypted; give PmaControl's key with --crypt-key-file");
     };
   }
-  const crypt = createPmaControlCrypt(readPmaControlCryptKey(keyFile));
+  let crypt: ReturnType<typeof createPmaControlCrypt>;
+  try {
+    crypt = createPmaControlCrypt(readPmaControlCryptKey(keyFile));
+  } catch (error) {
+    throw new UsageError(`the PmaControl key file ${keyFile} cannot be used: ${(error as Error).message}`);
+  }
   return (ciphertext) => crypt.decrypt(ciphertext);
 }
 
