@@ -1,7 +1,6 @@
 import { decide } from '../domain/decide.js';
 import type { Effect } from '../domain/evolve.js';
-import type { ResourceName } from '../domain/resources.js';
-import { COLLECTION_NAMES, collectionOf } from '../domain/resources.js';
+import { COLLECTION_NAMES, collectionOf, type ResourceName } from '../domain/resources.js';
 import type { EntryRecord } from '../domain/shared/collection.js';
 import { Conflict, type FieldError } from '../domain/shared/errors.js';
 import type { Sealed } from '../domain/shared/fields.js';
