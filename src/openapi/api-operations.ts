@@ -195,7 +195,14 @@ function openApi(): OperationObject {
     summary: 'This document',
     description: 'The OpenAPI 3.1 document of this API, as this instance serves it.',
     responses: {
-      200: { description: 'the OpenAPI 3.1 document', headers: requestIdHeader, content: json({ type: 'object' }) },
+      200: {
+        description: 'the OpenAPI 3.1 document',
+        headers: requestIdHeader,
+        content: json(
+          { type: 'object' },
+          { openapi: '3.1.0', info: { title: 'PmaControl configuration API', version: '0.1.0' }, paths: {} },
+        ),
+      },
       ...problems('BadRequest'),
     },
   };
