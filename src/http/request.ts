@@ -13,6 +13,17 @@ export function parseId(raw: string): number {
   return Number(raw);
 }
 
+/** The query parameters a route takes, each at most once; any other, or one given twice, is a 400. */
+export function singleParameters(ctx: Context, allowed: readonly string[]): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const [name, value] of Object.entries(ctx.query)) {
+    if (!allowed.includes(name)) throw invalidQuery(`unknown query parameter "${name.slice(0, 40)}"`);
+    if (typeof value !== 'string') throw invalidQuery(`query parameter "${name}" is given more than once`);
+    found[name] = value;
+  }
+  return found;
+}
+
 /** For routes that take no query parameter at all. */
 export function refuseQuery(ctx: Context): void {
   const [name] = Object.keys(ctx.query);
@@ -131,12 +142,8 @@ export function parseListQuery(ctx: Context, resource: Resource): { query: ListQ
 
 /** For a single entry: only `at` (the entry as it was then). */
 export function parseReadQuery(ctx: Context): Moment | undefined {
-  for (const [name, value] of Object.entries(ctx.query)) {
-    if (name !== 'at') throw invalidQuery(`unknown query parameter "${name.slice(0, 40)}"`);
-    if (typeof value !== 'string') throw invalidQuery('query parameter "at" is given more than once');
-    return parseMoment('at', value);
-  }
-  return undefined;
+  const { at } = singleParameters(ctx, ['at']);
+  return at === undefined ? undefined : parseMoment('at', at);
 }
 
 export const searchedFields = (resource: Resource) =>

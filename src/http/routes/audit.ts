@@ -8,21 +8,10 @@ import { CSV_HEADER, csvRows, streamed, take } from '../change-formats.js';
 import { invalidQuery } from '../errors.js';
 import { parseMoment, parsePosition, parseTime } from '../moments.js';
 import { present } from '../present.js';
-import { parseId } from '../request.js';
+import { parseId, singleParameters } from '../request.js';
 import { API_BASE } from './descriptors.js';
 
 type Params = Record<string, string>;
-
-/** Each query parameter at most once, and only those allowed. */
-function singleParams(ctx: Context, allowed: string[]): Params {
-  const params: Params = {};
-  for (const [name, value] of Object.entries(ctx.query)) {
-    if (!allowed.includes(name)) throw invalidQuery(`unknown query parameter "${name.slice(0, 40)}"`);
-    if (typeof value !== 'string') throw invalidQuery(`query parameter "${name}" is given more than once`);
-    params[name] = value;
-  }
-  return params;
-}
 
 const text = (name: string, value: string | undefined) => {
   if (value !== undefined && (value.length === 0 || value.length > 255)) {
@@ -95,7 +84,7 @@ function nextPage(params: Params, last: ChangeItem): string {
 
 /** `GET /fr/api/changes`: a page of JSON, or every matching change as NDJSON or CSV, streamed. */
 export function changes(ctx: Context, service: ConfigService): void {
-  const params = singleParams(ctx, CHANGE_PARAMS);
+  const params = singleParameters(ctx, CHANGE_PARAMS);
   const { query, limit } = parseChangeQuery(params);
   const items = service.audit.changes(query);
   const format = ctx.accepts('application/json', 'application/x-ndjson', 'text/csv');
@@ -115,7 +104,7 @@ export function changes(ctx: Context, service: ConfigService): void {
 
 /** `GET /fr/api/diff?from=&to=`: the net change between two moments. */
 export function diff(ctx: Context, service: ConfigService): void {
-  const params = singleParams(ctx, ['from', 'to']);
+  const params = singleParameters(ctx, ['from', 'to']);
   if (params.from === undefined) throw invalidQuery('from is required: a position or an ISO 8601 date-time');
   const from = parseMoment('from', params.from);
   const to = params.to === undefined ? { position: Number.MAX_SAFE_INTEGER } : parseMoment('to', params.to);
@@ -136,7 +125,7 @@ const eventOf = (item: ChangeItem) => `id: ${item.position}\nevent: change\ndata
 
 /** `GET /fr/api/changes/stream`: Server-Sent Events, from the last id the client saw, then live. */
 export async function changeStream(ctx: Context, service: ConfigService, keepAliveMs: number): Promise<void> {
-  const params = singleParams(ctx, ['resource', 'id', 'actor', 'type', 'after']);
+  const params = singleParameters(ctx, ['resource', 'id', 'actor', 'type', 'after']);
   const filter = parseFilter(params);
   const lastId = ctx.get('Last-Event-ID') || params.after;
   const after = lastId === undefined ? service.revision + 1 : parsePosition('Last-Event-ID or after', lastId);

@@ -12,6 +12,7 @@ import { invalidQuery } from '../errors.js';
 import { authorize } from '../identity.js';
 import { entryJson } from '../list-body.js';
 import { parseMoment } from '../moments.js';
+import { singleParameters } from '../request.js';
 import { callerOf } from '../writes.js';
 
 /** An import document may be large: 100,000 servers make about 60 MB. */
@@ -19,17 +20,6 @@ export const IMPORT_BODY_LIMIT = 512 * 1024 * 1024;
 
 /** Entries per piece of an export: a piece is made in well under a millisecond. */
 const PIECE = 256;
-
-/** The query parameters a route takes, each at most once; any other is a 400. */
-function singleParameters(ctx: Context, allowed: readonly string[]): Record<string, string> {
-  const found: Record<string, string> = {};
-  for (const [name, value] of Object.entries(ctx.query)) {
-    if (!allowed.includes(name)) throw invalidQuery(`unknown query parameter "${name.slice(0, 40)}"`);
-    if (typeof value !== 'string') throw invalidQuery(`query parameter "${name}" is given more than once`);
-    found[name] = value;
-  }
-  return found;
-}
 
 /** An entry as GET shows it, plus each of its secrets sealed (`passwd_sealed`) when asked for. */
 function exportedEntry(resource: ResourceName, entry: EntryRecord, sealed: boolean): string {
