@@ -83,6 +83,16 @@ const SERVER_COLUMNS = {
   ...{ is_sudo: flag, is_root: flag, is_monitored: flag, is_proxy: flag, is_vip: flag, is_acknowledged: number },
 };
 
+/** A secret PmaControl stored encrypted, opened; if it does not open, a problem and UNOPENED in its place. */
+function opened(table: string, row: Row, field: string, stored: string, decrypt: Decrypt, problems: RowProblem[]) {
+  try {
+    return decrypt(stored);
+  } catch (error) {
+    problems.push({ table, id: row.id, field, message: (error as Error).message });
+    return UNOPENED;
+  }
+}
+
 /**
  * A server: its columns, its tags from the link table, its password opened when PmaControl stored it
  * encrypted (`is_password_crypted`), and `is_deleted` for the soft-deleted ones. An empty
@@ -94,15 +104,8 @@ function serverEntry(row: Row, tags: number[], decrypt: Decrypt, problems: RowPr
   if (display) entry.display_name = display;
   if (Object.hasOwn(row, 'is_deleted')) entry.is_deleted = Number(row.is_deleted) !== 0;
   const passwd = text(row.passwd) ?? '';
-  if (Number(row.is_password_crypted ?? 0) === 0) entry.passwd = passwd;
-  else {
-    try {
-      entry.passwd = decrypt(passwd);
-    } catch (error) {
-      problems.push({ table: 'mysql_server', id: row.id, field: 'passwd', message: (error as Error).message });
-      entry.passwd = UNOPENED;
-    }
-  }
+  const crypted = Number(row.is_password_crypted ?? 0) !== 0;
+  entry.passwd = crypted ? opened('mysql_server', row, 'passwd', passwd, decrypt, problems) : passwd;
   return entry;
 }
 
@@ -113,15 +116,8 @@ function serverEntry(row: Row, tags: number[], decrypt: Decrypt, problems: RowPr
 function sshKeyEntry(row: Row, decrypt: Decrypt, problems: RowProblem[]): Row {
   const entry = pick(row, { id: number, name: text, user: text, public_key: text, comment: text });
   const stored = text(row.private_key) ?? '';
-  if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(stored)) entry.private_key = stored;
-  else {
-    try {
-      entry.private_key = decrypt(stored);
-    } catch (error) {
-      problems.push({ table: 'ssh_key', id: row.id, field: 'private_key', message: (error as Error).message });
-      entry.private_key = UNOPENED;
-    }
-  }
+  const clear = /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(stored);
+  entry.private_key = clear ? stored : opened('ssh_key', row, 'private_key', stored, decrypt, problems);
   return entry;
 }
 
