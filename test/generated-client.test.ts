@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
@@ -9,7 +9,10 @@ import { startHarness } from './support/harness.js';
 import { ROOT } from './support/process.js';
 
 const it = suite('a client generated from the OpenAPI document with default options compiles and calls the service');
-const HOME = join(ROOT, 'test/generated-client');
+/** The tools' package.json and lock file, kept with the tests. */
+const SPEC = join(ROOT, 'test/generated-client');
+/** Where they are installed and the client is built: under node_modules, outside the test tree. */
+const HOME = join(ROOT, 'node_modules/.cache/pmacontrol-generated-client');
 
 /** The README's minimal server creation (an input alias included), through a generated, typed client. */
 const CLIENT = `declare const process: { argv: string[] };
@@ -46,9 +49,15 @@ function run(command: string, args: string[], cwd: string) {
 
 /** openapi-typescript, openapi-fetch and TypeScript 5, from test/generated-client's own lock file. */
 function installTools() {
-  if (existsSync(join(HOME, 'node_modules/.bin/openapi-typescript'))) return;
+  const lock = readFileSync(join(SPEC, 'package-lock.json'), 'utf8');
+  // Written once `npm ci` succeeded: an install that stopped half-way is made again.
+  const done = join(HOME, 'installed-from.lock');
+  if (existsSync(done) && readFileSync(done, 'utf8') === lock) return;
+  mkdirSync(HOME, { recursive: true });
+  for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(SPEC, file), join(HOME, file));
   console.log('  installing test/generated-client (openapi-typescript, openapi-fetch, typescript 5)');
   run('npm', ['ci', '--no-audit', '--no-fund'], HOME);
+  writeFileSync(done, lock);
 }
 
 it('openapi-typescript → openapi-fetch client → tsc (strict) → a real POST answered 201', async () => {
