@@ -9,7 +9,7 @@ import {
 import type { ImportCounts } from '../application/transfer.js';
 import type { ResourceName } from '../domain/resources.js';
 import { type FieldError, ValidationFailed } from '../domain/shared/errors.js';
-import { parseImportDocument } from '../schemas/import-document.js';
+import { importInto, parseImportDocument } from '../schemas/import-document.js';
 import { WriteValidator } from '../schemas/validator.js';
 import { countsLine, withCliService } from './cli-service.js';
 import {
@@ -110,11 +110,7 @@ export async function runImportPmaControl(args: string[]): Promise<number> {
   // The rows are not kept once mapped: on 100,000 servers they are a large share of the peak memory.
   const { document, problems: secretProblems } = documentFromTables(await readTables(from, progress), decrypt);
   return withCliService(async (service) => {
-    const { items, problems } = parseImportDocument(document, {
-      validator: new WriteValidator(),
-      exists: (resource, id) => service.state.collections[resource].get(id) !== undefined,
-      openSealed: () => undefined,
-    });
+    const { items, problems } = parseImportDocument(document, importInto(service, new WriteValidator()));
     progress.note(`${items.length} entries mapped; deciding them`);
     const caller = { actor: 'import-pmacontrol', requestId: randomUUID() };
     let counts: ImportCounts | undefined;

@@ -4,7 +4,7 @@ import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { parseMoment } from '../http/moments.js';
 import { exportPieces } from '../http/routes/transfer.js';
-import { parseImportDocument } from '../schemas/import-document.js';
+import { importInto, parseImportDocument } from '../schemas/import-document.js';
 import { WriteValidator } from '../schemas/validator.js';
 import { countsLine, withCliService } from './cli-service.js';
 import { Progress } from './progress.js';
@@ -76,11 +76,7 @@ export async function runImport(args: string[]): Promise<number> {
   const document = readDocument(positionals[0]);
   progress.note(`read ${positionals[0]}`);
   return withCliService(async (service) => {
-    const { items, problems } = parseImportDocument(document, {
-      validator: new WriteValidator(),
-      exists: (resource, id) => service.state.collections[resource].get(id) !== undefined,
-      openSealed: (sealed) => service.write.openSealed(sealed),
-    });
+    const { items, problems } = parseImportDocument(document, importInto(service, new WriteValidator()));
     progress.note(`${items.length} entries read, ${problems.length} problems so far; deciding them`);
     const dryRun = values['dry-run'] ?? false;
     console.log(countsLine(await service.write.importEntries(items, cliCaller(), { dryRun, problems }), dryRun));

@@ -1,3 +1,4 @@
+import type { ConfigService } from '../application/service.js';
 import { EXPORT_FORMAT, IMPORT_ORDER, type ImportItem, itemPath } from '../application/transfer.js';
 import { isResourceName, type ResourceName, resourceOf } from '../domain/resources.js';
 import { type FieldError, ValidationFailed } from '../domain/shared/errors.js';
@@ -11,6 +12,13 @@ export interface DocumentContext {
   /** The plain text of a `<secret>_sealed` value, if it was sealed under this service's key. */
   openSealed(sealed: string): string | undefined;
 }
+
+/** An import into a running service: its entries now, and its key for sealed secrets. */
+export const importInto = (service: ConfigService, validator: WriteValidator): DocumentContext => ({
+  validator,
+  exists: (resource, id) => service.state.collections[resource].get(id) !== undefined,
+  openSealed: (sealed) => service.write.openSealed(sealed),
+});
 
 type Body = Record<string, unknown>;
 

@@ -5,7 +5,7 @@ import type { ConfigService } from '../../application/service.js';
 import { EXPORT_FORMAT } from '../../application/transfer.js';
 import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../../domain/resources.js';
 import type { EntryRecord } from '../../domain/shared/collection.js';
-import { parseImportDocument } from '../../schemas/import-document.js';
+import { importInto, parseImportDocument } from '../../schemas/import-document.js';
 import type { WriteValidator } from '../../schemas/validator.js';
 import { readJson } from '../body.js';
 import { invalidQuery } from '../errors.js';
@@ -92,11 +92,7 @@ export async function importConfiguration(ctx: Context, service: ConfigService, 
   const { dry_run: dryRun = 'false' } = singleParameters(ctx, ['dry_run']);
   if (dryRun !== 'true' && dryRun !== 'false') throw invalidQuery('query parameter "dry_run" is true or false');
   const { value } = await readJson(ctx, IMPORT_BODY_LIMIT);
-  const { items, problems } = parseImportDocument(value, {
-    validator,
-    exists: (resource, id) => service.state.collections[resource].get(id) !== undefined,
-    openSealed: (sealed) => service.write.openSealed(sealed),
-  });
+  const { items, problems } = parseImportDocument(value, importInto(service, validator));
   const counts = await service.write.importEntries(items, callerOf(ctx), { dryRun: dryRun === 'true', problems });
   ctx.body = { ...counts, dry_run: dryRun === 'true' };
 }
