@@ -14,7 +14,7 @@ import { Feed } from './feed.js';
 import type { WriteRequestOf } from './prepare.js';
 import { CONFIG_STREAM, Projector } from './projector.js';
 import { RequestLog, WINDOW_MS } from './requests.js';
-import { assertMatches, KeyRotated, keyFingerprint, StartRefused } from './secret-key.js';
+import { assertMatches, keyFingerprint, StartRefused } from './secret-key.js';
 import { createSecretBox, type SecretBox } from './secrets.js';
 import { type Principal, type Refusal, TokenTable } from './tokens.js';
 import { type Caller, type Clock, Writer } from './writer.js';
@@ -191,26 +191,9 @@ export class ConfigService {
     }
   }
 
-  /**
-   * A secret in plain text for the platform (a token with the `secrets` right): the read is first
-   * recorded as a SecretRevealed event (the entry, the field and the actor, never the value), then
-   * answered. Null when the entry has no such secret.
-   */
+  /** A secret in plain text for the platform, recorded first (see Writes.revealSecret). */
   revealSecret(resource: 'servers' | 'ssh-keys', id: number, caller: Caller): Promise<string | null> {
-    const field = resourceOf(resource).secretFields[0];
-    return this.writer.submit({
-      caller,
-      decide: (state) => {
-        if (this.keyRotated) throw new KeyRotated();
-        const col = state.collections[resource];
-        if (!col.get(id)) throw col.tombstone(id) ? new Deleted(resource, id) : new NotFound(resource, id);
-        return [{ type: 'SecretRevealed', data: { resource, id, field } }];
-      },
-      answer: (state) => {
-        const sealed = state.collections[resource].get(id)?.[field];
-        return typeof sealed === 'string' && sealed !== '' ? this.secrets!.open(sealed as Sealed) : null;
-      },
-    });
+    return this.write.revealSecret(resource, id, caller);
   }
 
   /** Appends system events while `needed` holds: another instance may have written them first. */

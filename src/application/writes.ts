@@ -1,8 +1,8 @@
 import { decide } from '../domain/decide.js';
 import type { Effect } from '../domain/evolve.js';
-import { COLLECTION_NAMES, collectionOf, type ResourceName } from '../domain/resources.js';
+import { COLLECTION_NAMES, collectionOf, type ResourceName, resourceOf } from '../domain/resources.js';
 import type { EntryRecord } from '../domain/shared/collection.js';
-import { Conflict, type FieldError } from '../domain/shared/errors.js';
+import { Conflict, Deleted, type FieldError, NotFound } from '../domain/shared/errors.js';
 import type { Sealed } from '../domain/shared/fields.js';
 import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
@@ -172,6 +172,24 @@ export class Writes {
       return [...events, { type: 'SecretKeyRecorded', data: { fingerprint } }];
     };
     return this.run(caller, decideOn, () => ({ ...counts }));
+  }
+
+  /**
+   * A secret in plain text for the platform (a token with the `secrets` right): the read is first
+   * recorded as a SecretRevealed event (the entry, the field and the actor, never the value), then
+   * answered. Null when the entry has no such secret.
+   */
+  revealSecret(resource: 'servers' | 'ssh-keys', id: number, caller: Caller): Promise<string | null> {
+    const field = resourceOf(resource).secretFields[0];
+    const decideOn: Decide = (state) => {
+      const col = state.collections[resource];
+      if (!col.get(id)) throw col.tombstone(id) ? new Deleted(resource, id) : new NotFound(resource, id);
+      return [{ type: 'SecretRevealed', data: { resource, id, field } }];
+    };
+    return this.run(caller, decideOn, (state) => {
+      const sealed = state.collections[resource].get(id)?.[field];
+      return typeof sealed === 'string' && sealed !== '' ? this.deps.secrets.open(sealed as Sealed) : null;
+    });
   }
 
   /** The plain text of a secret sealed by a service with this one's key; undefined for any other. */
