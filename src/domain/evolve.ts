@@ -1,7 +1,17 @@
 import { type CollectionName, RESOURCE_NAMES, type ResourceName, referencesTo, resourceOf } from './resources.js';
-import type { EntryRecord, Journal } from './shared/collection.js';
+import type { Journal } from './shared/collection.js';
 import type { Resource } from './shared/declaration.js';
-import { type Apply, change, type Effect, existing, FoldError, idOf, nextRevision, stamped } from './shared/effects.js';
+import {
+  type Apply,
+  change,
+  type Effect,
+  entryOf,
+  existing,
+  FoldError,
+  idOf,
+  nextRevision,
+  stamped,
+} from './shared/effects.js';
 import type { LoggedEvent } from './shared/types.js';
 import type { ConfigState } from './state.js';
 import { TOKEN_EVENTS } from './tokens/token.js';
@@ -15,7 +25,7 @@ function created(resource: Resource): Apply {
       throw new FoldError(`${event.type} for ${resource.name}/${id}, which already exists`);
     const { at } = event.metadata;
     const soft = resource.declaration.deletion === 'soft' ? { is_deleted: false } : {};
-    const entry = { ...event.data, ...soft, version: 1, created_at: at, updated_at: at } as EntryRecord;
+    const entry = entryOf(event.data, soft, { version: 1, created_at: at, updated_at: at });
     return [change(col, id, entry, journal)];
   };
 }
@@ -81,7 +91,7 @@ function reverted(resource: Resource): Apply {
     const version = nextRevision(col, id) + 1;
     const createdAt = current?.created_at ?? tombstone!.created_at;
     const values = event.data.values as Record<string, unknown>;
-    const entry = { id, ...values, version, created_at: createdAt, updated_at: at } as EntryRecord;
+    const entry = entryOf({ id }, values, { version, created_at: createdAt, updated_at: at });
     return [change(col, id, entry, journal)];
   };
 }

@@ -1,7 +1,6 @@
 import { allocateId, checkUnique } from '../guards.js';
-import type { EntryRecord } from '../shared/collection.js';
 import { defineResource } from '../shared/declaration.js';
-import { type Apply, change, existing, FoldError, idOf, stamped } from '../shared/effects.js';
+import { type Apply, change, entryOf, existing, FoldError, idOf, stamped } from '../shared/effects.js';
 import { Deleted, fieldError, NotFound } from '../shared/errors.js';
 import { boolean, oneOf, type Sealed, secret, text } from '../shared/fields.js';
 import type { DomainEvent } from '../shared/types.js';
@@ -83,13 +82,7 @@ const issued: Apply = (state, event, journal) => {
   if (col.get(idOf(event)) || col.tombstone(idOf(event)))
     throw new FoldError(`TokenIssued for token ${idOf(event)}, which exists`);
   const { at } = event.metadata;
-  const entry = {
-    ...event.data,
-    revoked_at: null,
-    version: 1,
-    created_at: at,
-    updated_at: at,
-  } as unknown as EntryRecord;
+  const entry = entryOf(event.data, { revoked_at: null, version: 1, created_at: at, updated_at: at });
   return [change(state.collections.tokens, idOf(event), entry, journal)];
 };
 
