@@ -1,11 +1,12 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import type { ChangeItem, HistoryItem, RequestRow, VersionRow } from '../../../projections/changes.js';
+import type { ChangeItem, ChangeRow, HistoryItem, RequestRow, VersionRow } from '../../../projections/changes.js';
 import { COLLECTION_NAMES, type CollectionName, type ResourceName } from '../../domain/resources.js';
 import type { EntryRecord } from '../../domain/shared/collection.js';
 import { emptyState } from '../../domain/state.js';
 import type { ChangeQuery, EntryThen, ProjectionBatch, ReadModelStore, StoredSnapshot } from '../port.js';
 import { SqliteAudit } from './audit.js';
+import { RowWriter } from './rows.js';
 import { INDEXES, LAYOUT, TABLES } from './schema.js';
 
 /** SQLite errors that mean the file cannot be used as read models: it is set aside and rebuilt. */
@@ -34,13 +35,15 @@ function statements(db: Database.Database) {
       `INSERT INTO counters (resource, last_id) VALUES (?, ?)
        ON CONFLICT (resource) DO UPDATE SET last_id = MAX(last_id, excluded.last_id)`,
     ),
-    change: db.prepare(
-      `INSERT OR IGNORE INTO changes (position, type, at, hw_at, actor, request_id, resource, entry_id, data)
-       VALUES (@position, @type, @at, @hw_at, @actor, @request_id, @resource, @entry_id, @data)`,
+    changes: new RowWriter(
+      db,
+      'INSERT OR IGNORE INTO changes (position, type, at, hw_at, actor, request_id, resource, entry_id, data)',
+      9,
     ),
-    version: db.prepare(
-      `INSERT OR IGNORE INTO versions (resource, entry_id, revision, position, diff, deleted, snapshot)
-       VALUES (@resource, @entry_id, @revision, @position, @diff, @deleted, @snapshot)`,
+    versions: new RowWriter(
+      db,
+      'INSERT OR IGNORE INTO versions (resource, entry_id, revision, position, diff, deleted, snapshot)',
+      7,
     ),
     request: db.prepare(
       `INSERT OR REPLACE INTO requests (actor, key, fingerprint, response, at, position)
@@ -52,6 +55,28 @@ function statements(db: Database.Database) {
     ),
   };
 }
+
+const changeValues = (row: ChangeRow) => [
+  row.position,
+  row.type,
+  row.at,
+  row.hw_at,
+  row.actor,
+  row.request_id,
+  row.resource ?? null,
+  row.entry_id ?? null,
+  JSON.stringify(row.data),
+];
+
+const versionValues = (row: VersionRow) => [
+  row.resource,
+  row.entry_id,
+  row.revision,
+  row.position,
+  JSON.stringify(row.diff),
+  row.deleted ? 1 : 0,
+  row.snapshot ? JSON.stringify(row.snapshot) : null,
+];
 
 /** Every table in key order, for `lines()`: name, key columns, value columns. */
 const COMPARED: [string, string[], string[]][] = [
@@ -163,13 +188,8 @@ export class SqliteReadModelStore implements ReadModelStore {
         // Another instance sharing this store got there first, with the same fold.
         if (Number(this.meta('checkpoint') ?? -1) >= batch.revision) return;
         this.saveEntries(batch);
-        for (const row of batch.changes) {
-          this.sql.change.run({ resource: null, entry_id: null, ...row, data: JSON.stringify(row.data) });
-        }
-        for (const row of batch.versions) {
-          const snapshot = row.snapshot ? JSON.stringify(row.snapshot) : null;
-          this.sql.version.run({ ...row, diff: JSON.stringify(row.diff), deleted: row.deleted ? 1 : 0, snapshot });
-        }
+        this.sql.changes.write(batch.changes.flatMap(changeValues));
+        this.sql.versions.write(batch.versions.flatMap(versionValues));
         for (const row of batch.requests) this.sql.request.run(row);
         this.snapshotLists(batch.versions, batch.revision + 1);
         if (batch.secretKey) this.sql.setMeta.run('secret_key', JSON.stringify(batch.secretKey));
