@@ -114,6 +114,18 @@ it('422 validation_failed lists each field: unknown fields, types, lengths, form
   });
 });
 
+it('a "__proto__" key in a body is an unknown field, never a prototype', async ({ h }) => {
+  // Bodies are copied with Object.assign (see the validator); its own "__proto__" key must not
+  // become the copy's prototype, whose fields would then pass as given.
+  const raw = '{"__proto__": {"name": "from-proto", "color": "#000000"}, "name": "own"}';
+  const reply = await h.request('POST', `${BASE}/tags`, { raw, headers: { 'content-type': 'application/json' } });
+  assertProblem(reply, 422, 'validation_failed');
+  const codes = reply.body.errors.map((e: { field: string; code: string }) => `${e.field} ${e.code}`);
+  assert.equal(codes, ['color required', 'background required', '__proto__ unknown_field']);
+  const list = await h.request('GET', `${BASE}/tags?name=from-proto`);
+  assert.equal(list.body.total ?? list.body.items.length, 0);
+});
+
 it('booleans take true/false and 0/1, nothing else; integers take JSON integers only', async ({ h }) => {
   for (const value of ['true', 'yes', 2, -1, null, 0.5]) {
     const reply = await h.request('POST', `${BASE}/clients`, {
