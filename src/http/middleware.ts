@@ -1,13 +1,30 @@
-import { randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 
 const REQUEST_ID = /^[\w.:@/+=-]{1,200}$/;
 
+const bytes = Buffer.alloc(16);
+
+/**
+ * A new request id: a UUID of version 7 (RFC 9562), whose first 48 bits are the time in ms. Ids made
+ * one after another sort one after another, so the change log's request index grows at its end
+ * instead of writing a page at a random place for every change (a random UUID cost about a sixth
+ * of the throughput of POST).
+ */
+export function newRequestId(now = Date.now()): string {
+  randomFillSync(bytes);
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = (bytes[6] & 0x0f) | 0x70;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /** `X-Request-ID` from the client when it is a sane token, else a new one; echoed on every response. */
 export async function requestContext(ctx: Context, next: Next) {
   const sent = ctx.get('X-Request-ID');
-  ctx.state.requestId = REQUEST_ID.test(sent) ? sent : randomUUID();
+  ctx.state.requestId = REQUEST_ID.test(sent) ? sent : newRequestId();
   ctx.set('X-Request-ID', ctx.state.requestId);
   await next();
 }

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { newRequestId } from '../../src/http/middleware.js';
 import { BASE, type Harness, startHarness } from '../support/harness.js';
 
 const it = suite<{ h: Harness }>('errors: problem+json for every refusal');
@@ -167,6 +168,19 @@ it('X-Request-ID is taken from the request or generated, and echoed on every res
   assert.match(generated.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
   const refused = await h.request('GET', `${BASE}/tags`, { headers: { 'X-Request-ID': 'bad id with spaces' } });
   assert.match(refused.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+});
+
+it('generated request ids are UUIDs of version 7: they sort in the order they were made', async ({ h }) => {
+  const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+  const before = Date.now();
+  const id = (await h.request('GET', `${BASE}/tags`)).headers.get('x-request-id') ?? '';
+  assert.match(id, V7);
+  const ms = Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+  assert.ok(ms >= before && ms <= Date.now(), `its time (${ms}) is when it was made`);
+  const times = [1, 2, 255, 256, 65_536, 2 ** 40, 2 ** 47 + 1];
+  const ids = times.map((t) => newRequestId(t));
+  assert.equal([...ids].sort(), ids);
+  assert.is(new Set(times.map(() => newRequestId(5))).size, times.length, 'the same millisecond, still distinct');
 });
 
 const FUZZ_VALUES = [
