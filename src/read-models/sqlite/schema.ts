@@ -14,7 +14,6 @@ CREATE TABLE IF NOT EXISTS changes (position INTEGER PRIMARY KEY, type TEXT NOT 
 CREATE TABLE IF NOT EXISTS versions (resource TEXT NOT NULL, entry_id INTEGER NOT NULL, revision INTEGER NOT NULL,
   position INTEGER NOT NULL, diff TEXT NOT NULL, deleted INTEGER NOT NULL, snapshot TEXT,
   PRIMARY KEY (resource, position, entry_id)) WITHOUT ROWID;
-CREATE UNIQUE INDEX IF NOT EXISTS versions_entry ON versions (resource, entry_id, revision);
 CREATE TABLE IF NOT EXISTS requests (actor TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
   response TEXT NOT NULL, at TEXT NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (actor, key)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS list_snapshots (resource TEXT NOT NULL, position INTEGER NOT NULL, id INTEGER NOT NULL,
@@ -28,6 +27,7 @@ CREATE TABLE IF NOT EXISTS list_snapshots (resource TEXT NOT NULL, position INTE
  * never trade it for a scan of the whole resource.
  */
 export const INDEXES = `
+CREATE UNIQUE INDEX IF NOT EXISTS versions_entry ON versions (resource, entry_id, revision);
 CREATE INDEX IF NOT EXISTS changes_actor ON changes (actor, position);
 CREATE INDEX IF NOT EXISTS changes_request ON changes (request_id, position);
 CREATE INDEX IF NOT EXISTS changes_type ON changes (type, position);

@@ -97,14 +97,15 @@ const COMPARED: [string, string[], string[]][] = [
 export class SqliteReadModelStore implements ReadModelStore {
   private db!: Database.Database;
   private sql!: ReturnType<typeof statements>;
-  private audit!: SqliteAudit;
+  private auditQueries?: SqliteAudit;
 
   constructor(
     readonly location: string,
     private readonly onSetAside: (setAsideAs: string, reason: string) => void = () => {},
     /**
      * A new file filled in one go (a rebuild): no journal, no sync, a large cache, and the secondary
-     * indexes built once at `close()`, which then turns the journal (WAL) on. Never for a file in use.
+     * indexes built once, at the first change-log question or at `close()`, which then turns the
+     * journal (WAL) on. Never for a file in use.
      */
     private readonly bulk = false,
   ) {
@@ -119,7 +120,14 @@ export class SqliteReadModelStore implements ReadModelStore {
     if (this.bulk) this.db.pragma('cache_size = -262144');
     this.db.transaction(() => this.upgrade()).immediate();
     this.sql = statements(this.db);
-    this.audit = new SqliteAudit(this.db);
+    this.auditQueries = undefined;
+  }
+
+  /** The change log's questions, prepared on first use: they name indexes a bulk file builds last. */
+  private get audit(): SqliteAudit {
+    if (!this.auditQueries && this.bulk) this.db.exec(INDEXES);
+    this.auditQueries ??= new SqliteAudit(this.db);
+    return this.auditQueries;
   }
 
   /**
