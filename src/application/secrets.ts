@@ -1,5 +1,6 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
 import type { Sealed } from '../domain/shared/fields.js';
+import { pooledRandom } from './random.js';
 
 /** Seals and opens secret values: the only place that sees both the key and the plain text. */
 export interface SecretBox {
@@ -11,25 +12,6 @@ export interface SecretBox {
 
 const VERSION = 'v1';
 const AAD = Buffer.from('pmacontrol-config/secret/v1');
-
-/**
- * Random IVs taken from a pooled buffer: one call to the system's CSPRNG per 341 seals instead of one
- * per seal (a call costs about as much as the whole seal of a short password). Every IV is still
- * fresh random bytes, never reused.
- */
-function ivSource(size: number, perRefill = 341): () => Buffer {
-  let pool = Buffer.alloc(0);
-  let offset = 0;
-  return () => {
-    if (offset + size > pool.length) {
-      pool = randomBytes(size * perRefill);
-      offset = 0;
-    }
-    const iv = pool.subarray(offset, offset + size);
-    offset += size;
-    return iv;
-  };
-}
 
 function openWith(key: Buffer, sealed: Sealed): string {
   const [version, iv, tag, body] = sealed.split(':');
@@ -46,7 +28,8 @@ function openWith(key: Buffer, sealed: Sealed): string {
  */
 export function createSecretBox(key: Buffer, retired: readonly Buffer[] = []): SecretBox {
   if (key.length !== 32 || retired.some((k) => k.length !== 32)) throw new Error('a secret key must be 32 bytes');
-  const nextIv = ivSource(12);
+  // A fresh random IV per seal, from a pool refilled every 341 seals (4 KiB).
+  const nextIv = pooledRandom(12, 341);
   const open = (sealed: Sealed) => {
     try {
       return openWith(key, sealed);

@@ -1,10 +1,10 @@
-import { randomFillSync } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
+import { pooledRandom } from '../application/random.js';
 
 const REQUEST_ID = /^[\w.:@/+=-]{1,200}$/;
 
-const bytes = Buffer.alloc(16);
+const randomId = pooledRandom(16);
 
 /**
  * A new request id: a UUID of version 7 (RFC 9562), whose first 48 bits are the time in ms. Ids made
@@ -13,7 +13,7 @@ const bytes = Buffer.alloc(16);
  * of the throughput of POST).
  */
 export function newRequestId(now = Date.now()): string {
-  randomFillSync(bytes);
+  const bytes = randomId();
   bytes.writeUIntBE(now, 0, 6);
   bytes[6] = (bytes[6] & 0x0f) | 0x70;
   bytes[8] = (bytes[8] & 0x3f) | 0x80;
