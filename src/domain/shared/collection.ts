@@ -29,15 +29,22 @@ export class Journal {
   }
 }
 
-const keyOf = (key: UniqueKey, entry: Record<string, unknown>): string =>
-  key.fields
-    .map((field) => {
-      const value = entry[field];
-      return key.caseInsensitive?.includes(field) && typeof value === 'string'
-        ? value.toLowerCase()
-        : JSON.stringify(value);
-    })
-    .join('\u0000');
+/**
+ * One entry's value of a unique key, as text: each field's value, a string as its length and itself
+ * (lower-cased where the key ignores case), anything else as JSON; "1" and 1 stay distinct, and no
+ * two lists of values give one text. No array or JSON per string: start-up indexes every entry.
+ */
+function keyOf(key: UniqueKey, entry: Record<string, unknown>): string {
+  let text = '';
+  for (const field of key.fields) {
+    const value = entry[field];
+    if (typeof value === 'string') {
+      const folded = key.caseInsensitive?.includes(field) ? value.toLowerCase() : value;
+      text += `s${folded.length}:${folded}`;
+    } else text += `j${JSON.stringify(value)}\u0000`;
+  }
+  return text;
+}
 
 /** One unique key: value → id, with room for the duplicates an older log may hold. */
 class UniqueIndex {
