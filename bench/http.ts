@@ -3,10 +3,12 @@
 // write scenarios at 100 and at 100,000 servers. Every answer must be 2xx, or the row says so.
 // The list (about 4 MB at 10,000 servers) is loaded by a client that only counts bytes: autocannon
 // parsing 4 MB answers in this same process on 2 cores would otherwise be what is measured.
-// Usage: npm run bench   (BENCH_SECONDS per scenario, default 5; BENCH_SIZE 10000; BENCH_LARGE 100000)
+// Usage: npm run bench   (BENCH_SECONDS per scenario, default 5, after BENCH_WARMUP 1 s not counted;
+// BENCH_SIZE 10000; BENCH_LARGE 100000)
 import { type Load, load, rawGetLoad, type Scenario, seed, startFloor, startService, type Target } from './targets.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
 const SIZE = Number(process.env.BENCH_SIZE ?? 10_000);
 const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
 const SERVERS = '/fr/api/config/servers';
@@ -55,9 +57,12 @@ const ms = (n: number) => `${n} ms`;
 
 async function compare(service: Target, floor: Target) {
   row(['scenario', 'service', 'floor', 'ratio', 'p50', 'p99', 'floor p99']);
-  const run = (target: Target, scenario: Scenario): Promise<Load> =>
-    scenario.name.startsWith('list') ? rawGetLoad(target, SERVERS, SECONDS) : load(target, scenario, SECONDS);
+  const run = (target: Target, scenario: Scenario, seconds = SECONDS): Promise<Load> =>
+    scenario.name.startsWith('list') ? rawGetLoad(target, SERVERS, seconds) : load(target, scenario, seconds);
   for (const scenario of scenarios(SIZE)) {
+    // The same load for WARMUP seconds first, not counted: both sides measured with their code warm.
+    await run(service, scenario, WARMUP);
+    await run(floor, scenario, WARMUP);
     const a = await run(service, scenario);
     const b = await run(floor, scenario);
     const flag = a.failed + b.failed > 0 ? `  (${a.failed}+${b.failed} failed)` : '';
@@ -86,12 +91,14 @@ async function bySize() {
   await fill(large, LARGE);
   const seeding = (performance.now() - started) / 1000;
   for (const scenario of [scenarios(100)[2], scenarios(100)[3]]) {
+    const onLarge = {
+      ...scenario,
+      request: scenario.name === 'patch' ? scenarios(LARGE)[2].request : scenario.request,
+    };
+    await load(small, scenario, WARMUP);
+    await load(large, onLarge, WARMUP);
     const a = await load(small, scenario, SECONDS);
-    const b = await load(
-      large,
-      { ...scenario, request: scenario.name === 'patch' ? scenarios(LARGE)[2].request : scenario.request },
-      SECONDS,
-    );
+    const b = await load(large, onLarge, SECONDS);
     row([scenario.name, fmt(a.rps), fmt(b.rps), `${(b.rps / a.rps).toFixed(2)}×`, ms(a.p99), ms(b.p99)]);
   }
   console.log(`seeding ${LARGE.toLocaleString('en')} servers through the API: ${fmt(LARGE / seeding)} creates/s`);
@@ -111,7 +118,7 @@ async function startup(dataDir: string) {
 }
 
 console.log(
-  `node ${process.version}, ${SECONDS} s per scenario, 32 connections, ${SIZE.toLocaleString('en')} servers\n`,
+  `node ${process.version}, ${SECONDS} s per scenario after ${WARMUP} s of warm-up, 32 connections, ${SIZE.toLocaleString('en')} servers\n`,
 );
 const [service, floor] = await Promise.all([startService(), startFloor()]);
 await Promise.all([fill(service, SIZE), fill(floor, SIZE)]);
