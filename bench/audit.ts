@@ -3,19 +3,17 @@
 // Usage: npm run bench:audit   (BENCH_EVENTS, default 1,000,000; BENCH_SERVERS, default 10,000)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { ConfigService } from '../src/application/service.js';
 import { loadConfig } from '../src/config.js';
 import { openStores } from '../src/main.js';
-import { percentiles, table } from './lib.js';
+import { percentiles, scratchDir, table } from './lib.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const SERVERS = Number(process.env.BENCH_SERVERS ?? 10_000);
 const KEY = randomBytes(32).toString('hex');
-const dataDir = mkdtempSync(join(tmpdir(), 'pmacontrol-audit-'));
+const dataDir = scratchDir('pmacontrol-audit-');
 const env = { DATA_DIR: dataDir, CONFIG_SECRET_KEY: KEY, LOG_LEVEL: 'silent' };
 const ACTORS = ['ansible', 'terraform', 'alice', 'bob', 'nightly-sync'];
 

@@ -1,18 +1,12 @@
-// What a bearer token costs a read: GET /tags/{id} with and without Authorization, in alternating
-// rounds of the same run (the machine's noise hits both), then the ratio of the medians.
-// Usage: npm run bench:auth   (BENCH_REQUESTS, BENCH_ROUNDS, BENCH_CONCURRENCY override the defaults)
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { start } from '../src/main.js';
-import { measure } from './lib.js';
+import { measure, scratchDir } from './lib.js';
 
 const total = Number(process.env.BENCH_REQUESTS ?? 4000);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const dataDir = mkdtempSync(join(tmpdir(), 'pmacontrol-bench-'));
+const dataDir = scratchDir('pmacontrol-bench-');
 const running = await start(
   loadConfig({ DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', ANONYMOUS_ROLE: 'reader' }),
   pino({ level: 'silent' }),

@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 /** Runs `total` calls of `call` with `concurrency` in flight; returns requests/s and latency percentiles in ms. */
 export async function measure(
   name: string,
@@ -42,4 +46,11 @@ export function table(rows: { name: string; p50: number; p99: number; target?: s
       `${name.padEnd(34)} p50 ${p50.toFixed(1).padStart(8)} ms  p99 ${p99.toFixed(1).padStart(8)} ms  ${target ?? ''}`,
     );
   }
+}
+
+/** A new directory under the system's temporary one, removed when this process exits. */
+export function scratchDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }

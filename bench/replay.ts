@@ -1,7 +1,6 @@
 // Replay speed: rebuild every read model from a SQLite log of BENCH_EVENTS events.
+
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CONFIG_STREAM } from '../src/application/projector.js';
 import { rebuild } from '../src/application/replay.js';
@@ -9,9 +8,10 @@ import { genesisEvents } from '../src/domain/genesis.js';
 import type { DomainEvent } from '../src/domain/shared/types.js';
 import { SqliteEventStore } from '../src/event-store/sqlite/store.js';
 import { SqliteReadModelStore } from '../src/read-models/sqlite/store.js';
+import { scratchDir } from './lib.js';
 
 const total = Number(process.env.BENCH_EVENTS ?? 50_000);
-const dir = mkdtempSync(join(tmpdir(), 'pmacontrol-replay-'));
+const dir = scratchDir('pmacontrol-replay-');
 const store = new SqliteEventStore(join(dir, 'events.sqlite'));
 const metadata = () => ({
   actor: 'bench',

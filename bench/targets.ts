@@ -1,12 +1,12 @@
 // What the benchmarks run: the service (the real CLI, its own process, its own data directory) and
 // the framework floor, each in a process of its own, and autocannon as the load generator.
+
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { scratchDir } from './lib.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -70,7 +70,7 @@ const jsonLine = (line: string): Record<string, unknown> | undefined => {
 
 /** The service as users run it, on the embedded store (synchronous=FULL: every answer after fsync). */
 export function startService(
-  dataDir = mkdtempSync(join(tmpdir(), 'pmacontrol-bench-')),
+  dataDir = scratchDir('pmacontrol-bench-'),
   extra: Record<string, string> = {},
 ): Promise<Target & { dataDir: string }> {
   // As users run it: LOG_LEVEL=info, one access-log line per request, is part of what is measured.
