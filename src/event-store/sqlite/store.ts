@@ -1,5 +1,6 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { Checkpointer, FALLBACK_CHECKPOINT_PAGES } from '../../sqlite/checkpointer.js';
 import { Subscribers } from '../catch-up.js';
 import {
   type AppendResult,
@@ -89,6 +90,7 @@ export class SqliteEventStore implements EventStore {
   private readonly appendTransaction: Database.Transaction<
     (s: string, e: EventToAppend[], x: ExpectedRevision) => AppendResult
   >;
+  private readonly checkpointer?: Checkpointer;
   /** The write-ahead log, opened once the first write created it. */
   private wal?: number;
 
@@ -103,6 +105,10 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
+    if (file !== ':memory:') {
+      this.db.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
+      this.checkpointer = new Checkpointer(file);
+    }
     this.appendTransaction = this.db.transaction((stream, events, expected) =>
       this.appendInTransaction(stream, events, expected),
     );
@@ -201,6 +207,7 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     await this.subscribers.closeAll();
+    await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
     if (this.wal !== undefined) closeSync(this.wal);
     this.wal = undefined;

@@ -4,6 +4,7 @@ import type { ChangeItem, ChangeRow, HistoryItem, RequestRow, VersionRow } from 
 import { COLLECTION_NAMES, type CollectionName, type ResourceName } from '../../domain/resources.js';
 import type { EntryRecord } from '../../domain/shared/collection.js';
 import { emptyState } from '../../domain/state.js';
+import { Checkpointer, FALLBACK_CHECKPOINT_PAGES } from '../../sqlite/checkpointer.js';
 import type { ChangeQuery, EntryThen, ProjectionBatch, ReadModelStore, StoredSnapshot } from '../port.js';
 import { SqliteAudit } from './audit.js';
 import { RowWriter } from './rows.js';
@@ -98,6 +99,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   private db!: Database.Database;
   private sql!: ReturnType<typeof statements>;
   private auditQueries?: SqliteAudit;
+  private checkpointer?: Checkpointer;
 
   constructor(
     readonly location: string,
@@ -119,6 +121,10 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.pragma(this.bulk ? 'synchronous = OFF' : 'synchronous = NORMAL');
     if (this.bulk) this.db.pragma('cache_size = -262144');
     this.db.transaction(() => this.upgrade()).immediate();
+    if (!this.bulk && this.location !== ':memory:') {
+      this.db.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
+      this.checkpointer = new Checkpointer(this.location);
+    }
     this.sql = statements(this.db);
     this.auditQueries = undefined;
   }
@@ -150,6 +156,8 @@ export class SqliteReadModelStore implements ReadModelStore {
       return work();
     } catch (error) {
       if (!isDamage(error) || this.location === ':memory:') throw error;
+      void this.checkpointer?.stop();
+      this.checkpointer = undefined;
       if (this.db?.open) this.db.close();
       const setAsideAs = `${this.location}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
       for (const suffix of ['', '-wal', '-shm']) {
@@ -313,6 +321,8 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   close(): void {
     if (!this.db.open) return;
+    void this.checkpointer?.stop();
+    this.checkpointer = undefined;
     if (this.bulk) {
       this.db.exec(INDEXES);
       this.db.pragma('journal_mode = WAL');
