@@ -270,7 +270,9 @@ const PARAMETERS: ComponentsObject['parameters'] = {
     name: 'X-Request-ID',
     in: 'header',
     required: false,
-    description: 'echoed in the response and stored with the events',
+    description:
+      'echoed in the response and stored with the events; 1 to 200 characters of [A-Za-z0-9_.:@/+=-], ' +
+      'else a UUID of version 7 (time-ordered) is generated',
     schema: { type: 'string' },
   },
 };
