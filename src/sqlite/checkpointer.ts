@@ -41,7 +41,12 @@ export class Checkpointer {
 
   constructor(file: string, everyMs = EVERY_MS) {
     this.worker = new Worker(WORKER, { eval: true, workerData: { file, driver, everyMs } });
-    this.worker.on('error', () => {}); // the connection's own bound takes over
+    // The connection's own bound takes over; said once, on stderr, as a process warning.
+    this.worker.on('error', (error) =>
+      process.emitWarning(`SQLite checkpoints of ${file} are left to its connection: ${error.message}`, {
+        code: 'PMACONTROL_CHECKPOINTER',
+      }),
+    );
     this.worker.unref();
   }
 

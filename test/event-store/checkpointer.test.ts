@@ -55,6 +55,19 @@ test('with one, the log is moved into the file between steps and starts again fr
   rmSync(dir, { recursive: true, force: true });
 });
 
+test('a worker that cannot open its file says so in a process warning', async () => {
+  const file = join(tmpdir(), `pmacontrol-missing-${process.pid}.sqlite`);
+  const warned = new Promise<Error>((resolve) => process.once('warning', resolve));
+  const checkpointer = new Checkpointer(file);
+  // The worker does not hold the process open (it is unref'd): this timer does, while it fails.
+  const hold = setTimeout(() => {}, 10_000);
+  const warning = (await warned) as Error & { code?: string };
+  clearTimeout(hold);
+  assert.is(warning.code, 'PMACONTROL_CHECKPOINTER');
+  assert.match(warning.message, file);
+  await checkpointer.stop();
+});
+
 test('the SQLite event store runs one: appends in steps leave a short log, every event readable', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pmacontrol-wal-'));
   const file = join(dir, 'events.sqlite');
