@@ -1,3 +1,6 @@
+// What a bearer token costs a read: GET /tags/{id} with and without Authorization, in alternating
+// rounds of the same run (the machine's noise hits both), then the ratio of the medians.
+// Usage: npm run bench:auth   (BENCH_REQUESTS, BENCH_ROUNDS, BENCH_CONCURRENCY override the defaults)
 import { pino } from 'pino';
 import { loadConfig } from '../src/config.js';
 import { start } from '../src/main.js';

@@ -1,5 +1,4 @@
 // Replay speed: rebuild every read model from a SQLite log of BENCH_EVENTS events.
-
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { CONFIG_STREAM } from '../src/application/projector.js';
