@@ -9,10 +9,9 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { createServer, type Server, type ServerOptions } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import type Koa from 'koa';
 import { type Logger, pino } from 'pino';
 import { createPmaControlCrypt, readPmaControlCryptKey } from './application/pmacontrol-crypt.js';
 import { openRetiredKeys, openSecretKey, StartRefused } from './application/secret-key.js';
@@ -20,7 +19,7 @@ import { ConfigService } from './application/service.js';
 import type { Config, HttpLimits } from './config.js';
 import type { EventStore } from './event-store/port.js';
 import { SqliteEventStore } from './event-store/sqlite/store.js';
-import { createApp } from './http/app.js';
+import { createHandler } from './http/app.js';
 import { Metrics, Readiness } from './http/operations.js';
 import { buildOpenApi } from './openapi/build.js';
 import type { ReadModelStore } from './read-models/port.js';
@@ -189,7 +188,7 @@ export async function openService(
   };
 }
 
-async function listen(config: Config, callback: ReturnType<Koa['callback']>): Promise<Server> {
+async function listen(config: Config, callback: RequestListener): Promise<Server> {
   const server = createServer(serverOptions(config.http), callback);
   server.maxConnections = config.http.maxConnections;
   server.listen(config.port, config.host);
@@ -221,8 +220,16 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   metrics.watch(service);
   const readiness = new Readiness();
   const openapi = buildOpenApi(packageVersion());
-  const app = createApp({ service, logger, openapi, access: config.access, metrics, readiness, openPmaControl });
-  const server = await listen(config, app.callback());
+  const handler = createHandler({
+    service,
+    logger,
+    openapi,
+    access: config.access,
+    metrics,
+    readiness,
+    openPmaControl,
+  });
+  const server = await listen(config, handler);
   const port = (server.address() as AddressInfo).port;
   const reached = { revision: service.revision, position: service.revision + 1 };
   const took = { started_in_ms: Math.round(performance.now() - started) };

@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
@@ -8,6 +9,7 @@ import { isResourceName } from '../domain/resources.js';
 import { type CiphertextOpener, WriteValidator } from '../schemas/validator.js';
 import { docsAsset, docsPage } from './docs.js';
 import { errorHandler, methodNotAllowed, unknownResource, unknownRoute } from './errors.js';
+import { withFastReads } from './fast-read.js';
 import { type Access, authorize, identify } from './identity.js';
 import { accessLog, cors, hardening, requestContext, trailingSlash } from './middleware.js';
 import { healthz, Metrics, metrics, Readiness, readyz } from './operations.js';
@@ -126,6 +128,15 @@ function routes(deps: AppDeps & { metrics: Metrics }): Router {
     });
   }
   return router;
+}
+
+/**
+ * What the HTTP server runs: the fast read path (fast-read.ts) in front of the Koa app, sharing its
+ * logger and metrics.
+ */
+export function createHandler(given: AppDeps): RequestListener {
+  const deps = { ...given, metrics: given.metrics ?? new Metrics().watch(given.service) };
+  return withFastReads(deps, createApp(deps).callback());
 }
 
 export function createApp(given: AppDeps): Koa {

@@ -30,7 +30,11 @@ export const forbidden = (detail: string) => new RequestError(403, 'forbidden', 
 
 /** Who sent the request: the token's principal, or anonymous; a bad token never falls back to anonymous. */
 export function identify(ctx: Context, service: ConfigService, anonymousRole: Role | 'none'): Principal {
-  const header = ctx.get('Authorization');
+  return identifyBy(ctx.get('Authorization'), service, anonymousRole);
+}
+
+/** `identify`, from the Authorization header's value ('' when there is none). */
+export function identifyBy(header: string, service: ConfigService, anonymousRole: Role | 'none'): Principal {
   if (header === '') return { actor: 'anonymous', role: anonymousRole, secrets: false };
   const bearer = /^Bearer +(\S+)$/i.exec(header);
   if (!bearer) throw new Unauthorized('scheme');

@@ -21,48 +21,84 @@ export function newRequestId(now = Date.now()): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** The request's id: the client's `X-Request-ID` when it is a sane token, else a new one. */
+export const requestIdOf = (sent: string): string => (REQUEST_ID.test(sent) ? sent : newRequestId());
+
 /** `X-Request-ID` from the client when it is a sane token, else a new one; echoed on every response. */
 export async function requestContext(ctx: Context, next: Next) {
-  const sent = ctx.get('X-Request-ID');
-  ctx.state.requestId = REQUEST_ID.test(sent) ? sent : newRequestId();
+  ctx.state.requestId = requestIdOf(ctx.get('X-Request-ID'));
   ctx.set('X-Request-ID', ctx.state.requestId);
   await next();
 }
 
+/** What the access log says of one request; `started` is `performance.now()` when it came in. */
+export interface RequestLine {
+  method: string;
+  route: string | null;
+  path: string;
+  status: number;
+  started: number;
+  client: string | undefined;
+  /** null: not identified (a refused token, or a route open to all) */
+  actor: string | null;
+  requestId: string;
+  code?: string;
+  replayed?: boolean;
+}
+
 /**
  * One JSON line per request: method, route template, status, duration, client address, actor,
- * request id and the error code of a refusal. Never a body, a secret or a token.
+ * request id and the error code of a refusal. Never a body, a secret or a token. The Koa middleware
+ * below and the fast read path (fast-read.ts) both write it.
  */
+export function logRequest(logger: Logger, line: RequestLine): void {
+  logger.info(
+    {
+      method: line.method,
+      route: line.route,
+      path: line.path,
+      status: line.status,
+      ms: Math.round((performance.now() - line.started) * 10) / 10,
+      client: line.client,
+      actor: line.actor,
+      request_id: line.requestId,
+      ...(line.code ? { code: line.code } : {}),
+      ...(line.replayed ? { replayed: true } : {}),
+    },
+    'request',
+  );
+}
+
 export function accessLog(logger: Logger) {
   return async (ctx: Context, next: Next) => {
     const started = performance.now();
     try {
       await next();
     } finally {
-      logger.info(
-        {
-          method: ctx.method,
-          route: (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? null,
-          path: ctx.path,
-          status: ctx.status,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-          client: ctx.req.socket.remoteAddress,
-          // null: not identified (a refused token, or a route open to all)
-          actor: ctx.state.actor ?? null,
-          request_id: ctx.state.requestId,
-          ...(ctx.state.errorCode ? { code: ctx.state.errorCode } : {}),
-          ...(ctx.response.get('Idempotent-Replayed') ? { replayed: true } : {}),
-        },
-        'request',
-      );
+      logRequest(logger, {
+        method: ctx.method,
+        route: (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? null,
+        path: ctx.path,
+        status: ctx.status,
+        started,
+        client: ctx.req.socket.remoteAddress,
+        actor: ctx.state.actor ?? null,
+        requestId: ctx.state.requestId,
+        code: ctx.state.errorCode,
+        replayed: Boolean(ctx.response.get('Idempotent-Replayed')),
+      });
     }
   };
 }
 
 /** Every answer: no content sniffing, and (API answers) never cached anywhere. */
+export const HARDENING_HEADERS: [string, string][] = [
+  ['X-Content-Type-Options', 'nosniff'],
+  ['Cache-Control', 'no-store'],
+];
+
 export async function hardening(ctx: Context, next: Next) {
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.set('Cache-Control', 'no-store');
+  for (const [name, value] of HARDENING_HEADERS) ctx.set(name, value);
   await next();
 }
 

@@ -73,15 +73,20 @@ export class Metrics {
   /** Middleware: counts and times every request under its route template ("unmatched" for a 404). */
   measure() {
     return async (ctx: Context, next: Next) => {
-      const stop = this.latency.startTimer();
+      const started = performance.now();
       try {
         await next();
       } finally {
         const route = (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-        stop({ route, method: ctx.method });
-        this.requests.inc({ route, method: ctx.method, status: ctx.status });
+        this.record(route, ctx.method, ctx.status, started);
       }
     };
+  }
+
+  /** One answered request; `started` is `performance.now()` when it came in (the fast read path calls this too). */
+  record(route: string, method: string, status: number, started: number): void {
+    this.latency.observe({ route, method }, (performance.now() - started) / 1000);
+    this.requests.inc({ route, method, status });
   }
 
   /** The store, with every append timed and counted. */

@@ -8,7 +8,7 @@ import { type Clock, ConfigService } from '../../src/application/service.js';
 import type { AccessSettings } from '../../src/config.js';
 import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
 import type { EventStore } from '../../src/event-store/port.js';
-import { createApp } from '../../src/http/app.js';
+import { createHandler } from '../../src/http/app.js';
 import type { Readiness } from '../../src/http/operations.js';
 import { buildOpenApi } from '../../src/openapi/build.js';
 import type { ReadModelStore } from '../../src/read-models/port.js';
@@ -88,7 +88,7 @@ const collectingLogger = (logs: string[]): Logger =>
     }),
   );
 
-/** The service on the in-memory store (unless given another), served by `app.callback()` on 127.0.0.1, port 0. */
+/** The service on the in-memory store (unless given another), served as the service serves it (`createHandler`) on 127.0.0.1, port 0. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const logs: string[] = [];
   const logger = collectingLogger(logs);
@@ -106,7 +106,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     onBackgroundError: (error) => logs.push(`background error: ${error.message}`),
   });
   await service.start();
-  const app = createApp({
+  const handler = createHandler({
     service,
     logger,
     openapi: buildOpenApi('test'),
@@ -115,7 +115,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     readiness: options.readiness,
     openPmaControl: options.openPmaControl,
   });
-  const server: Server = createServer(app.callback());
+  const server: Server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
