@@ -50,12 +50,21 @@ export interface VersionRow {
 /** An entry at any version is its last snapshot plus at most this many diffs. */
 export const SNAPSHOT_EVERY = 16;
 
-const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
+/** Values read from JSON: primitives are equal when `===`; objects (a server's `tags`) by their JSON. */
+const same = (a: unknown, b: unknown) =>
+  a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
 
-/** The fields a diff compares: the declared ones, and the soft-delete flag. */
-function comparedFields(resource: string): string[] {
-  const declared = collectionOf(resource);
-  return declared.declaration.deletion === 'soft' ? [...declared.fieldNames, 'is_deleted'] : [...declared.fieldNames];
+const compared = new Map<string, readonly string[]>();
+
+/** The fields a diff compares: the declared ones, and the soft-delete flag (worked out once per resource). */
+function comparedFields(resource: string): readonly string[] {
+  let fields = compared.get(resource);
+  if (!fields) {
+    const declared = collectionOf(resource);
+    fields = declared.declaration.deletion === 'soft' ? [...declared.fieldNames, 'is_deleted'] : declared.fieldNames;
+    compared.set(resource, fields);
+  }
+  return fields;
 }
 
 export function diffOf(resource: string, before?: EntryRecord, after?: EntryRecord): DiffMember[] {

@@ -57,27 +57,24 @@ function statements(db: Database.Database) {
   };
 }
 
-const changeValues = (row: ChangeRow) => [
-  row.position,
-  row.type,
-  row.at,
-  row.hw_at,
-  row.actor,
-  row.request_id,
-  row.resource ?? null,
-  row.entry_id ?? null,
-  JSON.stringify(row.data),
-];
+/** The change rows' values, one row after another (one array for the whole batch, no array per row). */
+function changeValues(rows: ChangeRow[]): unknown[] {
+  const values: unknown[] = [];
+  for (const row of rows) {
+    values.push(row.position, row.type, row.at, row.hw_at, row.actor, row.request_id);
+    values.push(row.resource ?? null, row.entry_id ?? null, JSON.stringify(row.data));
+  }
+  return values;
+}
 
-const versionValues = (row: VersionRow) => [
-  row.resource,
-  row.entry_id,
-  row.revision,
-  row.position,
-  JSON.stringify(row.diff),
-  row.deleted ? 1 : 0,
-  row.snapshot ? JSON.stringify(row.snapshot) : null,
-];
+function versionValues(rows: VersionRow[]): unknown[] {
+  const values: unknown[] = [];
+  for (const row of rows) {
+    values.push(row.resource, row.entry_id, row.revision, row.position, JSON.stringify(row.diff));
+    values.push(row.deleted ? 1 : 0, row.snapshot ? JSON.stringify(row.snapshot) : null);
+  }
+  return values;
+}
 
 /** Every table in key order, for `lines()`: name, key columns, value columns. */
 const COMPARED: [string, string[], string[]][] = [
@@ -204,8 +201,8 @@ export class SqliteReadModelStore implements ReadModelStore {
         // Another instance sharing this store got there first, with the same fold.
         if (Number(this.meta('checkpoint') ?? -1) >= batch.revision) return;
         this.saveEntries(batch);
-        this.sql.changes.write(batch.changes.flatMap(changeValues));
-        this.sql.versions.write(batch.versions.flatMap(versionValues));
+        this.sql.changes.write(changeValues(batch.changes));
+        this.sql.versions.write(versionValues(batch.versions));
         for (const row of batch.requests) this.sql.request.run(row);
         this.snapshotLists(batch.versions, batch.revision + 1);
         if (batch.secretKey) this.sql.setMeta.run('secret_key', JSON.stringify(batch.secretKey));
