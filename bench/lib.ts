@@ -48,9 +48,15 @@ export function table(rows: { name: string; p50: number; p99: number; target?: s
   }
 }
 
+/** The directories scratchDir made, removed by one exit listener. */
+const made = new Set<string>();
+process.once('exit', () => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 /** A new directory under the system's temporary one, removed when this process exits. */
 export function scratchDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  made.add(dir);
   return dir;
 }
