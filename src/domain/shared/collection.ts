@@ -80,6 +80,11 @@ class UniqueIndex {
     if (others?.size === 0) this.duplicates.delete(value);
   }
 
+  /** Whether an entry going from `a` to `b` changes its place in this index. */
+  moves(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+    return this.applies(a) !== this.applies(b) || this.key.fields.some((field) => a[field] !== b[field]);
+  }
+
   /** Another entry than `self` holding the candidate's value, if any. */
   holder(candidate: Record<string, unknown>, self: number): number | undefined {
     if (!this.applies(candidate)) return undefined;
@@ -176,12 +181,15 @@ export class Collection<E extends EntryRecord = EntryRecord> {
     const highest = this.highest;
     this.changes += 1;
     if (journal) journal.record(() => this.restore(id, before, buried, highest));
-    if (before) this.unindex(id, before);
+    if (before && entry) this.reindex(id, before, entry);
+    else if (before) this.unindex(id, before);
     if (entry) {
       this.byId.set(id, entry);
       this.tombstones.delete(id);
-      this.index(id, entry);
-      if (!before) this.noteNewId(id);
+      if (!before) {
+        this.index(id, entry);
+        this.noteNewId(id);
+      }
     } else if (before) {
       this.byId.delete(id);
       this.tombstones.set(id, { version: before.version, created_at: before.created_at });
@@ -222,24 +230,46 @@ export class Collection<E extends EntryRecord = EntryRecord> {
 
   private index(id: number, entry: E): void {
     for (const index of this.uniques) index.add(id, entry);
-    for (const [field, byTarget] of this.referrers) {
-      for (const target of targetsOf(entry[field])) {
-        const ids = byTarget.get(target);
-        if (ids) ids.add(id);
-        else byTarget.set(target, new Set([id]));
-      }
-    }
+    for (const [field, byTarget] of this.referrers) refer(byTarget, id, entry[field]);
   }
 
   private unindex(id: number, entry: E): void {
     for (const index of this.uniques) index.remove(id, entry);
-    for (const [field, byTarget] of this.referrers) {
-      for (const target of targetsOf(entry[field])) {
-        const ids = byTarget.get(target);
-        ids?.delete(id);
-        if (ids?.size === 0) byTarget.delete(target);
-      }
+    for (const [field, byTarget] of this.referrers) unrefer(byTarget, id, entry[field]);
+  }
+
+  /**
+   * An entry replaced: only the unique keys and references whose values changed are moved (a PATCH
+   * of a server's port leaves its name, client, environment and tags where they were). Values are
+   * compared with ===: entries are never mutated, so an unchanged array is the same array.
+   */
+  private reindex(id: number, before: E, entry: E): void {
+    for (const index of this.uniques) {
+      if (!index.moves(before, entry)) continue;
+      index.remove(id, before);
+      index.add(id, entry);
     }
+    for (const [field, byTarget] of this.referrers) {
+      if (before[field] === entry[field]) continue;
+      unrefer(byTarget, id, before[field]);
+      refer(byTarget, id, entry[field]);
+    }
+  }
+}
+
+function refer(byTarget: Map<number, Set<number>>, id: number, value: unknown): void {
+  for (const target of targetsOf(value)) {
+    const ids = byTarget.get(target);
+    if (ids) ids.add(id);
+    else byTarget.set(target, new Set([id]));
+  }
+}
+
+function unrefer(byTarget: Map<number, Set<number>>, id: number, value: unknown): void {
+  for (const target of targetsOf(value)) {
+    const ids = byTarget.get(target);
+    ids?.delete(id);
+    if (ids?.size === 0) byTarget.delete(target);
   }
 }
 

@@ -1,0 +1,104 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { resourceOf } from '../../src/domain/resources.js';
+import { Collection, type EntryRecord, Journal } from '../../src/domain/shared/collection.js';
+
+/**
+ * A collection's indexes (unique values, references) are kept by `put`, which moves only the keys
+ * and references whose values changed. After thousands of random changes (renames, case changes,
+ * new addresses, moves between clients, tag sets, hard deletes and returns, changes undone by a
+ * journal), every unique value must point at the entry that holds it and every reference at the
+ * entries that make it, exactly as a model of the final entries says.
+ */
+
+const NAMES = ['alpha', 'Alpha', 'beta', 'gamma', 'delta', 'BETA', 'omega', 'kappa', 'sigma', 'tau'];
+const IPS = ['10.0.0.1', '10.0.0.2', 'DB.example', 'db.example'];
+const PORTS = [3306, 3307];
+const CLIENTS = [99, 100, 101];
+const ENVIRONMENTS = [1, 2];
+const TAGS = [1, 2, 3, 4];
+
+/** A small deterministic generator (mulberry32: the same sequence on every run), 0 … n − 1. */
+function random(seed: number) {
+  let state = seed;
+  return (n: number) => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n);
+  };
+}
+
+const fold = (text: string) => text.toLowerCase();
+
+const address = (e: Record<string, unknown>) => `${fold(e.ip as string)}:${e.port}`;
+
+/** `steps` random changes to `servers`, mirrored in `live` (the model) when they stay. */
+function churn(servers: Collection, live: Map<number, EntryRecord>, steps: number): void {
+  const pick = random(7);
+  const taken = (field: (e: EntryRecord) => string, value: string, self: number) =>
+    [...live.values()].some((e) => e.id !== self && field(e) === value);
+  for (let step = 0; step < steps; step++) {
+    const id = 1 + pick(12);
+    const before = live.get(id);
+    if (before && pick(10) === 0) {
+      servers.put(id, undefined);
+      live.delete(id);
+      continue;
+    }
+    const fresh = { id, version: 0, created_at: 'then', updated_at: 'then', tags: [] };
+    const next: EntryRecord = { ...(before ?? fresh), version: (before?.version ?? 0) + 1 };
+    const name = NAMES[pick(NAMES.length)];
+    if (!taken((e) => fold(e.name as string), fold(name), id)) next.name = name;
+    const [ip, port] = [IPS[pick(IPS.length)], PORTS[pick(PORTS.length)]];
+    if (!taken(address, address({ ip, port }), id)) Object.assign(next, { ip, port });
+    if (next.name === undefined || next.ip === undefined) continue;
+    next.id_client = pick(3) === 0 ? CLIENTS[pick(CLIENTS.length)] : (before?.id_client ?? 99);
+    next.id_environment = pick(4) === 0 ? ENVIRONMENTS[pick(2)] : (before?.id_environment ?? 1);
+    if (pick(3) === 0) next.tags = TAGS.filter(() => pick(2) === 0);
+    if (pick(8) === 0) {
+      // Decided, then refused: the journal puts everything back.
+      const journal = new Journal();
+      servers.put(id, next, journal);
+      journal.rollback();
+      continue;
+    }
+    servers.put(id, next);
+    live.set(id, next);
+  }
+}
+
+test('indexes after 5,000 random changes are those of the final entries', () => {
+  const servers = new Collection(resourceOf('servers'));
+  const live = new Map<number, EntryRecord>();
+  churn(servers, live, 5000);
+  assert.ok(live.size > 3, `a few entries remain: ${live.size}`);
+  const holderOf = (match: (e: EntryRecord) => boolean) => [...live.values()].find(match)?.id;
+  for (const name of NAMES) {
+    const holder = holderOf((e) => fold(e.name as string) === fold(name));
+    assert.is(servers.conflict({ name, ip: 'nowhere', port: 1 }, -1)?.id, holder, `name ${name}`);
+  }
+  for (const ip of IPS) {
+    for (const port of PORTS) {
+      const holder = holderOf((e) => address(e) === address({ ip, port }));
+      assert.is(servers.conflict({ name: 'nobody', ip, port }, -1)?.id, holder, `address ${ip}:${port}`);
+    }
+  }
+  const referencing = (field: string, target: number) =>
+    [...live.values()]
+      .filter((e) => (Array.isArray(e[field]) ? (e[field] as number[]).includes(target) : e[field] === target))
+      .map((e) => e.id);
+  const links = { id_client: CLIENTS, id_environment: ENVIRONMENTS, tags: TAGS };
+  for (const [field, targets] of Object.entries(links)) {
+    for (const target of targets) {
+      const ids = [...servers.referencing(field, target)].sort((a, b) => a - b);
+      assert.equal(
+        ids,
+        referencing(field, target).sort((a, b) => a - b),
+        `${field} ${target}`,
+      );
+    }
+  }
+});
+
+test.run();
