@@ -66,10 +66,22 @@ export interface StoreDescription {
   durability: string;
 }
 
+/** An append in two steps: written now, on disk once `durable` resolves (it rejects with StoreUnavailable). */
+export interface Committed {
+  result: AppendResult;
+  durable: Promise<void>;
+}
+
 export interface EventStore {
   readonly name: string;
   describe(): StoreDescription;
   append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * For a store that writes synchronously (SQLite): `append` as two steps. The write happens in the
+   * call, which throws WrongExpectedRevision or StoreUnavailable at once; the flush to disk is the
+   * returned promise. The writer decides its next batch while the disk works (see Writer).
+   */
+  commit?(stream: string, events: EventToAppend[], expected: ExpectedRevision): Committed;
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   subscribe(stream: string, fromRevision: number, onEvent: OnEvent, onError?: (error: Error) => void): Subscription;

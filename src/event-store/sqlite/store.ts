@@ -4,6 +4,7 @@ import { Checkpointer, FALLBACK_CHECKPOINT_PAGES } from '../../sqlite/checkpoint
 import { Subscribers } from '../catch-up.js';
 import {
   type AppendResult,
+  type Committed,
   checkExpected,
   type EventStore,
   type EventToAppend,
@@ -93,6 +94,13 @@ export class SqliteEventStore implements EventStore {
   private readonly checkpointer?: Checkpointer;
   /** The write-ahead log, opened once the first write created it. */
   private wal?: number;
+  /**
+   * The first position of each append of this process that is written but not yet known to be on
+   * disk, in order: subscriptions read up to the first of them (another process's appends are read
+   * as soon as they are written). `committed`: the last position this process wrote.
+   */
+  private readonly unflushed: number[] = [];
+  private committed = 0;
 
   constructor(
     private readonly file: string,
@@ -121,6 +129,9 @@ export class SqliteEventStore implements EventStore {
       ),
       stream: this.db.prepare<[string, number, number], Row>(
         'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
+      ),
+      streamBefore: this.db.prepare<[string, number, number, number], Row>(
+        'SELECT * FROM events WHERE stream = ? AND revision >= ? AND +position < ? ORDER BY revision LIMIT ?',
       ),
       all: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
     };
@@ -163,20 +174,34 @@ export class SqliteEventStore implements EventStore {
   }
 
   async append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+    const { result, durable } = this.commit(stream, events, expected);
+    await durable;
+    return result;
+  }
+
+  commit(stream: string, events: EventToAppend[], expected: ExpectedRevision): Committed {
     const result = guard(() => this.appendTransaction.immediate(stream, events, expected));
+    if (events.length > 0) {
+      this.unflushed.push(result.position - events.length + 1);
+      this.committed = result.position;
+    }
+    return { result, durable: this.flush() };
+  }
+
+  /** Flushes the write-ahead log (every commit so far) to disk, then wakes this process's subscribers. */
+  private async flush(): Promise<void> {
+    const upTo = this.committed;
     try {
       this.wal ??= openSync(`${this.file}-wal`, 'r');
       await this.sync(this.wal);
+      while (this.unflushed.length > 0 && this.unflushed[0] <= upTo) this.unflushed.shift();
     } catch (error) {
       throw new StoreUnavailable(
         `SQLite event store: the log could not be flushed to disk (${(error as Error).message})`,
-        {
-          cause: error,
-        },
+        { cause: error },
       );
     }
     this.subscribers.wakeAll();
-    return result;
   }
 
   async readStream(
@@ -196,13 +221,14 @@ export class SqliteEventStore implements EventStore {
     onEvent: OnEvent,
     onError: (e: Error) => void = () => {},
   ): Subscription {
-    return this.subscribers.add(
-      (from) => this.readStream(stream, { fromRevision: from, maxCount: 1000 }),
-      fromRevision,
-      onEvent,
-      onError,
-      { minMs: this.pollMs, maxMs: this.pollMs },
-    );
+    // Never past this process's own appends that are not on disk yet.
+    const read = async (from: number) =>
+      guard(() =>
+        this.statements.streamBefore
+          .all(stream, from, this.unflushed[0] ?? Number.MAX_SAFE_INTEGER, 1000)
+          .map(toRecorded),
+      );
+    return this.subscribers.add(read, fromRevision, onEvent, onError, { minMs: this.pollMs, maxMs: this.pollMs });
   }
 
   async close(): Promise<void> {
