@@ -81,6 +81,15 @@ async function compare(service: Target, floor: Target) {
   row(['mixed 90/10', fmt(a.rps), fmt(b.rps), `${(a.rps / b.rps).toFixed(2)}×`, ms(a.p50), ms(a.p99), ms(b.p99)]);
 }
 
+/**
+ * The largest event-loop delay the service recorded since the last call (its /metrics: Node's
+ * monitorEventLoopDelay as prom-client reads it, sampled every 10 ms, and reset at each read), in ms.
+ */
+async function eventLoopDelay(target: Target): Promise<number> {
+  const text = await (await fetch(`${target.url}/metrics`)).text();
+  return Number(/^pmacontrol_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)![1]) * 1000;
+}
+
 async function bySize() {
   console.log(`\nwrites by inventory size (service only; ratio: at ${LARGE.toLocaleString('en')} / at 100)`);
   row(['scenario', 'at 100', `at ${LARGE.toLocaleString('en')}`, 'ratio', 'p99 small', 'p99 large']);
@@ -90,6 +99,7 @@ async function bySize() {
   const started = performance.now();
   await fill(large, LARGE);
   const seeding = (performance.now() - started) / 1000;
+  const delays: string[] = [];
   for (const scenario of [scenarios(100)[2], scenarios(100)[3]]) {
     const onLarge = {
       ...scenario,
@@ -98,9 +108,12 @@ async function bySize() {
     await load(small, scenario, WARMUP);
     await load(large, onLarge, WARMUP);
     const a = await load(small, scenario, SECONDS);
+    await eventLoopDelay(large); // starts the service's record afresh
     const b = await load(large, onLarge, SECONDS);
     row([scenario.name, fmt(a.rps), fmt(b.rps), `${(b.rps / a.rps).toFixed(2)}×`, ms(a.p99), ms(b.p99)]);
+    delays.push(`${scenario.name} ${(await eventLoopDelay(large)).toFixed(1)} ms`);
   }
+  console.log(`largest event-loop delay during those runs at ${LARGE.toLocaleString('en')}: ${delays.join(', ')}`);
   console.log(`seeding ${LARGE.toLocaleString('en')} servers through the API: ${fmt(LARGE / seeding)} creates/s`);
   console.log(`RSS with ${LARGE.toLocaleString('en')} servers: ${large.rss().toFixed(0)} MiB`);
   await small.stop();
