@@ -77,7 +77,7 @@ function statements(db: Database.Database) {
        WHERE v.resource = ? AND v.entry_id = ? ORDER BY v.revision`,
     ),
     listSnapshot: db.prepare<[string, number], { position: number }>(
-      'SELECT MAX(position) AS position FROM list_snapshots WHERE resource = ? AND position <= ?',
+      'SELECT MAX(position) AS position FROM list_snapshots_done WHERE resource = ? AND position <= ?',
     ),
     listSnapshotDocs: db.prepare<[string, number], { doc: string }>(
       'SELECT doc FROM list_snapshots WHERE resource = ? AND position = ? ORDER BY id',
@@ -106,7 +106,7 @@ function statements(db: Database.Database) {
   };
 }
 
-/** The change log's questions, answered from the `changes`, `versions` and `list_snapshots` tables. */
+/** The change log's questions, answered from the `changes`, `versions` and `list_snapshots` tables (complete ones). */
 export class SqliteAudit implements AuditReader {
   private readonly sql;
 

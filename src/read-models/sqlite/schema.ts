@@ -1,5 +1,5 @@
 /** Raised when the layout of the tables changes: older read models are dropped and rebuilt from the log. */
-export const LAYOUT = 5;
+export const LAYOUT = 6;
 
 export const TABLES = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -17,7 +17,9 @@ CREATE TABLE IF NOT EXISTS versions (resource TEXT NOT NULL, entry_id INTEGER NO
 CREATE TABLE IF NOT EXISTS requests (actor TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
   response TEXT NOT NULL, at TEXT NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (actor, key)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS list_snapshots (resource TEXT NOT NULL, position INTEGER NOT NULL, id INTEGER NOT NULL,
-  doc TEXT NOT NULL, PRIMARY KEY (resource, position, id)) WITHOUT ROWID;`;
+  doc TEXT NOT NULL, PRIMARY KEY (resource, position, id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS list_snapshots_done (resource TEXT NOT NULL, position INTEGER NOT NULL,
+  PRIMARY KEY (resource, position)) WITHOUT ROWID;`;
 
 /**
  * The indexes the change log's questions use: each filter with the position, so that a page of

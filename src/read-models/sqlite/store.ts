@@ -7,6 +7,7 @@ import { emptyState } from '../../domain/state.js';
 import { Checkpointer, FALLBACK_CHECKPOINT_PAGES } from '../../sqlite/checkpointer.js';
 import type { ChangeQuery, EntryThen, ProjectionBatch, ReadModelStore, StoredSnapshot } from '../port.js';
 import { SqliteAudit } from './audit.js';
+import { ListCopies } from './list-copies.js';
 import { RowWriter } from './rows.js';
 import { INDEXES, LAYOUT, TABLES } from './schema.js';
 
@@ -54,6 +55,7 @@ function statements(db: Database.Database) {
     listSnapshot: db.prepare(
       'INSERT OR IGNORE INTO list_snapshots (resource, position, id, doc) SELECT resource, ?, id, doc FROM entries WHERE resource = ?',
     ),
+    listSnapshotDone: db.prepare('INSERT OR IGNORE INTO list_snapshots_done (resource, position) VALUES (?, ?)'),
   };
 }
 
@@ -97,6 +99,10 @@ export class SqliteReadModelStore implements ReadModelStore {
   private sql!: ReturnType<typeof statements>;
   private auditQueries?: SqliteAudit;
   private checkpointer?: Checkpointer;
+  /** List snapshots copied a chunk at a time (a file in use); undefined: copied at once (bulk, memory). */
+  private listCopies?: ListCopies;
+  /** Lists whose snapshot became due in the save under way, copied once it is committed. */
+  private dueLists: [string, number][] = [];
 
   constructor(
     readonly location: string,
@@ -118,11 +124,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.pragma(this.bulk ? 'synchronous = OFF' : 'synchronous = NORMAL');
     if (this.bulk) this.db.pragma('cache_size = -262144');
     this.db.transaction(() => this.upgrade()).immediate();
+    this.sql = statements(this.db);
     if (!this.bulk && this.location !== ':memory:') {
       this.db.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
       this.checkpointer = new Checkpointer(this.location);
+      this.listCopies = new ListCopies(this.location, this.db, (resource, size) => this.listCopied(resource, size));
     }
-    this.sql = statements(this.db);
     this.auditQueries = undefined;
   }
 
@@ -155,6 +162,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       if (!isDamage(error) || this.location === ':memory:') throw error;
       void this.checkpointer?.stop();
       this.checkpointer = undefined;
+      this.listCopies?.close();
       if (this.db?.open) this.db.close();
       const setAsideAs = `${this.location}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
       for (const suffix of ['', '-wal', '-shm']) {
@@ -196,6 +204,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   save(batch: ProjectionBatch): void {
+    this.dueLists = [];
     this.db
       .transaction(() => {
         // Another instance sharing this store got there first, with the same fold.
@@ -211,6 +220,7 @@ export class SqliteReadModelStore implements ReadModelStore {
         this.sql.setMeta.run('high_water_at', batch.highWaterAt);
       })
       .immediate();
+    for (const [resource, position] of this.dueLists) this.listCopies!.start(resource, position);
   }
 
   private saveEntries(batch: ProjectionBatch): void {
@@ -226,23 +236,38 @@ export class SqliteReadModelStore implements ReadModelStore {
     for (const [resource, lastId] of Object.entries(batch.lastIds)) this.sql.counter.run(resource, lastId);
   }
 
-  /** Copies a resource's whole list (inside the database) once enough of its versions came since the last copy. */
+  /**
+   * Copies a resource's whole list once enough of its versions came since the last copy: a chunk at
+   * a time after this save (ListCopies), or at once in a file filled in bulk or in memory.
+   */
   private snapshotLists(versions: VersionRow[], position: number): void {
     const counts = new Map<string, number>();
     for (const row of versions) counts.set(row.resource, (counts.get(row.resource) ?? 0) + 1);
     for (const [resource, count] of counts) {
-      const since = JSON.parse(this.meta(`list:${resource}`) ?? '{"rows":0,"size":0}') as {
-        rows: number;
-        size: number;
-      };
+      const since = this.listSince(resource);
       const rows = since.rows + count;
-      if (rows < Math.max(LIST_SNAPSHOT_MIN, LIST_SNAPSHOT_FACTOR * since.size)) {
+      const due = rows >= Math.max(LIST_SNAPSHOT_MIN, LIST_SNAPSHOT_FACTOR * since.size);
+      if (!due || this.listCopies?.busy(resource)) {
         this.sql.setMeta.run(`list:${resource}`, JSON.stringify({ rows, size: since.size }));
-        continue;
+      } else if (this.listCopies) {
+        this.dueLists.push([resource, position]);
+        this.sql.setMeta.run(`list:${resource}`, JSON.stringify({ rows: 0, size: since.size }));
+      } else {
+        const size = this.sql.listSnapshot.run(position, resource).changes;
+        this.sql.listSnapshotDone.run(resource, position);
+        this.sql.setMeta.run(`list:${resource}`, JSON.stringify({ rows: 0, size }));
       }
-      const size = this.sql.listSnapshot.run(position, resource).changes;
-      this.sql.setMeta.run(`list:${resource}`, JSON.stringify({ rows: 0, size }));
     }
+  }
+
+  /** Version rows of `resource` since its last list snapshot was taken, and the size of that list. */
+  private listSince(resource: string): { rows: number; size: number } {
+    return JSON.parse(this.meta(`list:${resource}`) ?? '{"rows":0,"size":0}');
+  }
+
+  /** A list snapshot copied in full (in the transaction of its last chunk): its size sets when the next is due. */
+  private listCopied(resource: string, size: number): void {
+    this.sql.setMeta.run(`list:${resource}`, JSON.stringify({ rows: this.listSince(resource).rows, size }));
   }
 
   requestsSince(at: string): Iterable<RequestRow> {
@@ -299,7 +324,7 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   *listSnapshots(): Iterable<{ resource: ResourceName; position: number; entries: EntryRecord[] }> {
     const taken = this.db.prepare<[], { resource: ResourceName; position: number }>(
-      'SELECT DISTINCT resource, position FROM list_snapshots ORDER BY resource, position',
+      'SELECT resource, position FROM list_snapshots_done ORDER BY resource, position',
     );
     const docs = this.db.prepare<[string, number], string>(
       'SELECT doc FROM list_snapshots WHERE resource = ? AND position = ? ORDER BY id',
@@ -318,6 +343,7 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   close(): void {
     if (!this.db.open) return;
+    this.listCopies?.close();
     void this.checkpointer?.stop();
     this.checkpointer = undefined;
     if (this.bulk) {
