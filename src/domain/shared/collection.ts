@@ -212,11 +212,11 @@ export class Collection<E extends EntryRecord = EntryRecord> {
   private restore(id: number, entry: E | undefined, tombstone: Tombstone | undefined, highest: number): void {
     const now = this.byId.get(id);
     this.changes += 1;
-    if (now) this.unindex(id, now);
-    if (entry) {
-      this.byId.set(id, entry);
-      this.index(id, entry);
-    } else this.byId.delete(id);
+    if (now && entry) this.reindex(id, now, entry);
+    else if (now) this.unindex(id, now);
+    else if (entry) this.index(id, entry);
+    if (entry) this.byId.set(id, entry);
+    else this.byId.delete(id);
     if (tombstone) this.tombstones.set(id, tombstone);
     else this.tombstones.delete(id);
     this.highest = highest;
