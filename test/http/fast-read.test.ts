@@ -1,7 +1,5 @@
 import { createServer, type IncomingMessage, type RequestListener, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { AccessSettings } from '../../src/config.js';
@@ -9,7 +7,7 @@ import { createApp } from '../../src/http/app.js';
 import { withFastReads } from '../../src/http/fast-read.js';
 import { Metrics } from '../../src/http/operations.js';
 import { buildOpenApi } from '../../src/openapi/build.js';
-import { type Harness, startHarness } from '../support/harness.js';
+import { collectingLogger, type Harness, startHarness } from '../support/harness.js';
 
 /**
  * The fast read path (src/http/fast-read.ts) against the Koa app it stands in front of, over one
@@ -37,17 +35,6 @@ interface World {
   reader: string;
 }
 
-const collecting = (logs: string[]) =>
-  pino(
-    { level: 'info' },
-    new Writable({
-      write: (chunk, _enc, done) => {
-        logs.push(String(chunk));
-        done();
-      },
-    }),
-  );
-
 async function listen(handler: RequestListener): Promise<{ url: string; server: Server }> {
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -61,10 +48,10 @@ async function world(access: AccessSettings): Promise<World> {
   const side = () => ({ logs: [] as string[], metrics: new Metrics() });
   const [f, k] = [side(), side()];
   const koaApp = (s: typeof f) =>
-    createApp({ service, logger: collecting(s.logs), metrics: s.metrics, openapi, access });
+    createApp({ service, logger: collectingLogger(s.logs), metrics: s.metrics, openapi, access });
   const fastKoa = koaApp(f).callback();
   const handedToKoa = { count: 0 };
-  const fast = withFastReads({ service, logger: collecting(f.logs), metrics: f.metrics, access }, (req, res) => {
+  const fast = withFastReads({ service, logger: collectingLogger(f.logs), metrics: f.metrics, access }, (req, res) => {
     handedToKoa.count++;
     return fastKoa(req, res);
   });

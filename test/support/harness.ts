@@ -77,7 +77,7 @@ export interface HarnessOptions {
 }
 
 /** A logger whose lines land in `logs`. */
-const collectingLogger = (logs: string[]): Logger =>
+export const collectingLogger = (logs: string[]): Logger =>
   pino(
     { level: 'info' },
     new Writable({
