@@ -144,10 +144,15 @@ export class Writer {
     const state = this.projector.state;
     const journal = new Journal();
     // The flushing batch's events, unless the state has them already (a subscription read them).
-    flushing?.records.forEach((record, i) => {
-      const revision = flushing.from + 1 + i;
-      if (revision === state.revision + 1) evolve(state, this.logged(record, revision), journal);
-    });
+    try {
+      flushing?.records.forEach((record, i) => {
+        const revision = flushing.from + 1 + i;
+        if (revision === state.revision + 1) evolve(state, this.logged(record, revision), journal);
+      });
+    } catch (error) {
+      journal.rollback(); // the state keeps only what is on disk, whatever happens
+      throw error;
+    }
     const from = state.revision;
     const decided = this.decideAll(batch, journal);
     const records = decided.flatMap((d) => d.records);
