@@ -24,12 +24,12 @@ export interface FastReadDeps {
 
 /**
  * Reading one entry is the call clients make most, and most of its cost was Koa's: the context,
- * eight middleware and the router, around a lookup in memory. The plain case is answered here,
+ * seven middleware and the router, around a lookup in memory. The plain case is answered here,
  * before Koa: a GET of an entry that exists, with no query, no `If-None-Match`, no CORS to answer
  * (none configured) and a caller allowed to read. The answer is the one the Koa route gives, byte
  * for byte (same headers in the same order, same body), with the same access-log line and metrics;
  * `test/http/fast-read.test.ts` holds the two side by side. Every other request, and any request
- * the plain case cannot answer (an unknown or deleted entry, a refused token), goes to `koa`,
+ * the plain case cannot answer (an unknown or hard-deleted entry, a refused token), goes to `koa`,
  * which answers it in full.
  */
 export function withFastReads(deps: FastReadDeps, koa: RequestListener): RequestListener {
