@@ -39,8 +39,13 @@ it('the copy is the list at its position, though entries change while it runs; i
   db.transaction(() => {
     for (let id = 1; id <= 1234; id++) insert.run(id, `{"id":${id},"v":1}`);
   })();
-  const finished: [string, number][] = [];
-  const copies = new ListCopies(location, db, (resource, size) => finished.push([resource, size]));
+  const finished: [string, number, number][] = [];
+  // As the store does: the copy is marked whole by `done`, inside the last chunk's transaction.
+  const mark = db.prepare('INSERT INTO list_snapshots_done (resource, position) VALUES (?, ?)');
+  const copies = new ListCopies(location, db, (resource, position, size) => {
+    finished.push([resource, position, size]);
+    mark.run(resource, position);
+  });
   copies.start('tags', 42);
   // Written after the save that made the snapshot due, before the copy's first step.
   db.exec(`UPDATE entries SET doc = 'changed' WHERE resource = 'tags' AND id <= 1000`);
@@ -50,7 +55,7 @@ it('the copy is the list at its position, though entries change while it runs; i
   assert.equal(done(), [], 'counted before a single entry was copied');
   assert.ok(copies.busy('tags'));
   await until(() => finished.length > 0);
-  assert.equal(finished, [['tags', 1234]]);
+  assert.equal(finished, [['tags', 42, 1234]]);
   assert.equal(done(), [{ resource: 'tags', position: 42 }]);
   const docs = db.prepare('SELECT id, doc FROM list_snapshots WHERE position = 42 ORDER BY id').all() as {
     id: number;

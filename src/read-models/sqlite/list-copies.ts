@@ -21,22 +21,20 @@ interface Copy {
  * read-only connection opens a read transaction right after the save that makes the snapshot due
  * (in WAL mode it keeps seeing the file as it was then, whatever is written after), and each step,
  * a few milliseconds apart, copies the next CHUNK entries in a write transaction of its own. The
- * snapshot counts (`list_snapshots_done`) only once its last entry is in. `done(resource, size)` is
- * called inside that last step's transaction.
+ * snapshot counts only once its last entry is in: `done(resource, position, size)` marks it so, inside
+ * that last step's transaction.
  */
 export class ListCopies {
   private readonly copies = new Map<string, Copy>();
   private readonly insert: RowWriter;
-  private readonly finish: Database.Statement;
   private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly location: string,
     private readonly db: Database.Database,
-    private readonly done: (resource: string, size: number) => void,
+    private readonly done: (resource: string, position: number, size: number) => void,
   ) {
     this.insert = new RowWriter(db, 'INSERT OR IGNORE INTO list_snapshots (resource, position, id, doc)', 4);
-    this.finish = db.prepare('INSERT OR IGNORE INTO list_snapshots_done (resource, position) VALUES (?, ?)');
   }
 
   /** Whether a copy of `resource`'s list is under way. */
@@ -95,8 +93,7 @@ export class ListCopies {
           this.insert.write(values);
           copy.copied += values.length / 4;
           if (!copy.next.done) continue;
-          this.finish.run(copy.resource, copy.position);
-          this.done(copy.resource, copy.copied);
+          this.done(copy.resource, copy.position, copy.copied);
           finished.push(copy);
         }
       })

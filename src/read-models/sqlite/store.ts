@@ -128,7 +128,9 @@ export class SqliteReadModelStore implements ReadModelStore {
     if (!this.bulk && this.location !== ':memory:') {
       this.db.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
       this.checkpointer = new Checkpointer(this.location);
-      this.listCopies = new ListCopies(this.location, this.db, (resource, size) => this.listCopied(resource, size));
+      this.listCopies = new ListCopies(this.location, this.db, (resource, position, size) =>
+        this.listTaken(resource, position, size),
+      );
     }
     this.auditQueries = undefined;
   }
@@ -248,15 +250,12 @@ export class SqliteReadModelStore implements ReadModelStore {
       const rows = since.rows + count;
       const due = rows >= Math.max(LIST_SNAPSHOT_MIN, LIST_SNAPSHOT_FACTOR * since.size);
       if (!due || this.listCopies?.busy(resource)) {
-        this.sql.setMeta.run(`list:${resource}`, JSON.stringify({ rows, size: since.size }));
-      } else if (this.listCopies) {
-        this.dueLists.push([resource, position]);
-        this.sql.setMeta.run(`list:${resource}`, JSON.stringify({ rows: 0, size: since.size }));
-      } else {
-        const size = this.sql.listSnapshot.run(position, resource).changes;
-        this.sql.listSnapshotDone.run(resource, position);
-        this.sql.setMeta.run(`list:${resource}`, JSON.stringify({ rows: 0, size }));
+        this.setListSince(resource, { rows, size: since.size });
+        continue;
       }
+      this.setListSince(resource, { rows: 0, size: since.size });
+      if (this.listCopies) this.dueLists.push([resource, position]);
+      else this.listTaken(resource, position, this.sql.listSnapshot.run(position, resource).changes);
     }
   }
 
@@ -265,9 +264,17 @@ export class SqliteReadModelStore implements ReadModelStore {
     return JSON.parse(this.meta(`list:${resource}`) ?? '{"rows":0,"size":0}');
   }
 
-  /** A list snapshot copied in full (in the transaction of its last chunk): its size sets when the next is due. */
-  private listCopied(resource: string, size: number): void {
-    this.sql.setMeta.run(`list:${resource}`, JSON.stringify({ rows: this.listSince(resource).rows, size }));
+  private setListSince(resource: string, since: { rows: number; size: number }): void {
+    this.sql.setMeta.run(`list:${resource}`, JSON.stringify(since));
+  }
+
+  /**
+   * A list snapshot whole at `position` (copied at once, or by the last chunk's transaction): it
+   * counts from now on, and its size sets when the next one is due.
+   */
+  private listTaken(resource: string, position: number, size: number): void {
+    this.sql.listSnapshotDone.run(resource, position);
+    this.setListSince(resource, { rows: this.listSince(resource).rows, size });
   }
 
   requestsSince(at: string): Iterable<RequestRow> {
