@@ -135,12 +135,15 @@ function routes(deps: AppDeps & { metrics: Metrics }): Router {
  * logger and metrics.
  */
 export function createHandler(given: AppDeps): RequestListener {
-  const deps = { ...given, metrics: given.metrics ?? new Metrics().watch(given.service) };
+  const deps = withMetrics(given);
   return withFastReads(deps, createApp(deps).callback());
 }
 
+/** The deps with the instance's metrics, made here when not given. */
+const withMetrics = (given: AppDeps) => ({ ...given, metrics: given.metrics ?? new Metrics().watch(given.service) });
+
 export function createApp(given: AppDeps): Koa {
-  const deps = { ...given, metrics: given.metrics ?? new Metrics().watch(given.service) };
+  const deps = withMetrics(given);
   const app = new Koa();
   // A client that goes away mid-answer is not the service's error: logged at debug, never on stderr.
   app.silent = true;
