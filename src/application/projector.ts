@@ -33,7 +33,7 @@ export interface Projected {
 
 export type Listener = (projected: Projected[]) => void;
 
-/** Rows folded but not yet saved: a failed save is retried with the next batch, never lost. */
+/** Rows folded and not yet handed to the store (which keeps and retries a save that fails). */
 class Pending {
   /** Events were folded since the last save (a bookkeeping event adds no row but moves the checkpoint). */
   dirty = false;
@@ -155,29 +155,25 @@ export class Projector {
     return true;
   }
 
-  /** Saves what was folded; on failure keeps it for the next try. */
+  /** Hands what was folded to the store, which saves it (the SQLite one from a worker thread). */
   flush(): void {
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     const pending = this.pending;
     if (!pending.dirty) return;
-    try {
-      this.readModels.save({
-        revision: this.revision,
-        digest: this.digest!,
-        highWaterAt: this.highWaterAt,
-        entries: [...pending.entries.values()],
-        lastIds: pending.lastIds(this.state),
-        secretKey: this.state.secretKey,
-        changes: pending.changes,
-        versions: pending.versions,
-        requests: pending.requests,
-      });
-      this.pending = new Pending();
-    } catch (error) {
-      this.onSaveError(error as Error);
-      this.saveLater();
-    }
+    this.pending = new Pending();
+    const batch = {
+      revision: this.revision,
+      digest: this.digest!,
+      highWaterAt: this.highWaterAt,
+      entries: [...pending.entries.values()],
+      lastIds: pending.lastIds(this.state),
+      secretKey: this.state.secretKey,
+      changes: pending.changes,
+      versions: pending.versions,
+      requests: pending.requests,
+    };
+    this.readModels.save(batch, this.onSaveError);
   }
 
   private saveLater(): void {

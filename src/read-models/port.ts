@@ -82,7 +82,11 @@ export interface ReadModelStore extends AuditReader {
   /** Where they are kept, for messages (e.g. a file name). */
   readonly location: string;
   load(): StoredSnapshot;
-  save(batch: ProjectionBatch): void;
+  /**
+   * Saves the batch, now or later but in the order given; every question asked afterwards sees it.
+   * A save that fails is tried again until it lands, and `failed` hears of each failure.
+   */
+  save(batch: ProjectionBatch, failed: (error: Error) => void): void;
   /** The requests kept for their Idempotency-Key since `at` (ISO UTC). */
   requestsSince(at: string): Iterable<RequestRow>;
   /** Every row, table by table in key order, as comparable lines (replay compares two stores with it). */

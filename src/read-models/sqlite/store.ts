@@ -1,14 +1,13 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import type { ChangeItem, ChangeRow, HistoryItem, RequestRow, VersionRow } from '../../../projections/changes.js';
+import type { ChangeItem, HistoryItem, RequestRow } from '../../../projections/changes.js';
 import { COLLECTION_NAMES, type CollectionName, type ResourceName } from '../../domain/resources.js';
 import type { EntryRecord } from '../../domain/shared/collection.js';
 import { emptyState } from '../../domain/state.js';
-import { Checkpointer, FALLBACK_CHECKPOINT_PAGES } from '../../sqlite/checkpointer.js';
 import type { ChangeQuery, EntryThen, ProjectionBatch, ReadModelStore, StoredSnapshot } from '../port.js';
 import { SqliteAudit } from './audit.js';
-import { ListCopies } from './list-copies.js';
-import { RowWriter } from './rows.js';
+import { SaveThread } from './save-thread.js';
+import { encode, SaveQueue, Saver } from './saving.js';
 import { INDEXES, LAYOUT, TABLES } from './schema.js';
 
 /** SQLite errors that mean the file cannot be used as read models: it is set aside and rebuilt. */
@@ -16,66 +15,11 @@ const DAMAGED = /^SQLITE_(NOTADB|CORRUPT|CANTOPEN|IOERR)/;
 
 const isDamage = (error: unknown) => DAMAGED.test((error as { code?: string }).code ?? '');
 
-/**
- * A whole-list snapshot of a resource is taken once this many of its version rows came after the
- * last one (at least LIST_SNAPSHOT_MIN, else ten times the size of the list then): a list as it was
- * at any position is one snapshot and at most that many rows, and the snapshots take about a tenth
- * of the room the version rows do.
- */
-const LIST_SNAPSHOT_MIN = 1000;
-const LIST_SNAPSHOT_FACTOR = 10;
-
 function statements(db: Database.Database) {
   return {
     meta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE name = ?'),
-    setMeta: db.prepare('INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)'),
-    upsert: db.prepare('INSERT OR REPLACE INTO entries (resource, id, doc) VALUES (?, ?, ?)'),
-    remove: db.prepare('DELETE FROM entries WHERE resource = ? AND id = ?'),
-    bury: db.prepare('INSERT OR REPLACE INTO tombstones (resource, id, version, created_at) VALUES (?, ?, ?, ?)'),
-    unbury: db.prepare('DELETE FROM tombstones WHERE resource = ? AND id = ?'),
-    counter: db.prepare(
-      `INSERT INTO counters (resource, last_id) VALUES (?, ?)
-       ON CONFLICT (resource) DO UPDATE SET last_id = MAX(last_id, excluded.last_id)`,
-    ),
-    changes: new RowWriter(
-      db,
-      'INSERT OR IGNORE INTO changes (position, type, at, hw_at, actor, request_id, resource, entry_id, data)',
-      9,
-    ),
-    versions: new RowWriter(
-      db,
-      'INSERT OR IGNORE INTO versions (resource, entry_id, revision, position, diff, deleted, snapshot)',
-      7,
-    ),
-    request: db.prepare(
-      `INSERT OR REPLACE INTO requests (actor, key, fingerprint, response, at, position)
-       VALUES (@actor, @key, @fingerprint, @response, @at, @position)`,
-    ),
     requestsSince: db.prepare<[string], RequestRow>('SELECT * FROM requests WHERE at >= ?'),
-    listSnapshot: db.prepare(
-      'INSERT OR IGNORE INTO list_snapshots (resource, position, id, doc) SELECT resource, ?, id, doc FROM entries WHERE resource = ?',
-    ),
-    listSnapshotDone: db.prepare('INSERT OR IGNORE INTO list_snapshots_done (resource, position) VALUES (?, ?)'),
   };
-}
-
-/** The change rows' values, one row after another (one array for the whole batch, no array per row). */
-function changeValues(rows: ChangeRow[]): unknown[] {
-  const values: unknown[] = [];
-  for (const row of rows) {
-    values.push(row.position, row.type, row.at, row.hw_at, row.actor, row.request_id);
-    values.push(row.resource ?? null, row.entry_id ?? null, JSON.stringify(row.data));
-  }
-  return values;
-}
-
-function versionValues(rows: VersionRow[]): unknown[] {
-  const values: unknown[] = [];
-  for (const row of rows) {
-    values.push(row.resource, row.entry_id, row.revision, row.position, JSON.stringify(row.diff));
-    values.push(row.deleted ? 1 : 0, row.snapshot ? JSON.stringify(row.snapshot) : null);
-  }
-  return values;
 }
 
 /** Every table in key order, for `lines()`: name, key columns, value columns. */
@@ -98,11 +42,10 @@ export class SqliteReadModelStore implements ReadModelStore {
   private db!: Database.Database;
   private sql!: ReturnType<typeof statements>;
   private auditQueries?: SqliteAudit;
-  private checkpointer?: Checkpointer;
-  /** List snapshots copied a chunk at a time (a file in use); undefined: copied at once (bulk, memory). */
-  private listCopies?: ListCopies;
-  /** Lists whose snapshot became due in the save under way, copied once it is committed. */
-  private dueLists: [string, number][] = [];
+  /** Saves from a worker thread (a file in use), or on this connection (bulk, memory): see open(). */
+  private saving!: SaveThread | SaveQueue;
+  /** Told of every failed save (the store tries it again): the last callback `save` was given. */
+  private failed: (error: Error) => void = () => {};
 
   constructor(
     readonly location: string,
@@ -125,18 +68,23 @@ export class SqliteReadModelStore implements ReadModelStore {
     if (this.bulk) this.db.pragma('cache_size = -262144');
     this.db.transaction(() => this.upgrade()).immediate();
     this.sql = statements(this.db);
-    if (!this.bulk && this.location !== ':memory:') {
-      this.db.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
-      this.checkpointer = new Checkpointer(this.location);
-      this.listCopies = new ListCopies(this.location, this.db, (resource, position, size) =>
-        this.listTaken(resource, position, size),
-      );
-    }
+    const failed = (error: Error) => this.failed(error);
+    const here = () => new SaveQueue(new Saver(this.db, this.inUse ? this.location : undefined), failed);
+    this.saving = this.inUse ? new SaveThread(this.location, failed, here) : here();
     this.auditQueries = undefined;
+  }
+
+  /**
+   * A file that serves while it is written: saved from a worker thread (whose connection also
+   * checkpoints its write-ahead log, off the event loop), list snapshots copied a chunk at a time.
+   */
+  private get inUse(): boolean {
+    return !this.bulk && this.location !== ':memory:';
   }
 
   /** The change log's questions, prepared on first use: they name indexes a bulk file builds last. */
   private get audit(): SqliteAudit {
+    this.settle();
     if (!this.auditQueries && this.bulk) this.db.exec(INDEXES);
     this.auditQueries ??= new SqliteAudit(this.db);
     return this.auditQueries;
@@ -162,9 +110,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       return work();
     } catch (error) {
       if (!isDamage(error) || this.location === ':memory:') throw error;
-      void this.checkpointer?.stop();
-      this.checkpointer = undefined;
-      this.listCopies?.close();
+      this.saving?.close();
       if (this.db?.open) this.db.close();
       const setAsideAs = `${this.location}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
       for (const suffix of ['', '-wal', '-shm']) {
@@ -181,6 +127,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   load(): StoredSnapshot {
+    this.settle();
     return this.recovering(() => this.read());
   }
 
@@ -205,79 +152,23 @@ export class SqliteReadModelStore implements ReadModelStore {
     return { state, digest: this.meta('checkpoint_digest'), highWaterAt: this.meta('high_water_at') };
   }
 
-  save(batch: ProjectionBatch): void {
-    this.dueLists = [];
-    this.db
-      .transaction(() => {
-        // Another instance sharing this store got there first, with the same fold.
-        if (Number(this.meta('checkpoint') ?? -1) >= batch.revision) return;
-        this.saveEntries(batch);
-        this.sql.changes.write(changeValues(batch.changes));
-        this.sql.versions.write(versionValues(batch.versions));
-        for (const row of batch.requests) this.sql.request.run(row);
-        this.snapshotLists(batch.versions, batch.revision + 1);
-        if (batch.secretKey) this.sql.setMeta.run('secret_key', JSON.stringify(batch.secretKey));
-        this.sql.setMeta.run('checkpoint', String(batch.revision));
-        this.sql.setMeta.run('checkpoint_digest', batch.digest);
-        this.sql.setMeta.run('high_water_at', batch.highWaterAt);
-      })
-      .immediate();
-    for (const [resource, position] of this.dueLists) this.listCopies!.start(resource, position);
-  }
-
-  private saveEntries(batch: ProjectionBatch): void {
-    for (const { resource, id, entry, tombstone } of batch.entries) {
-      if (entry) {
-        this.sql.upsert.run(resource, id, JSON.stringify(entry));
-        this.sql.unbury.run(resource, id);
-      } else {
-        this.sql.remove.run(resource, id);
-        if (tombstone) this.sql.bury.run(resource, id, tombstone.version, tombstone.created_at);
-      }
-    }
-    for (const [resource, lastId] of Object.entries(batch.lastIds)) this.sql.counter.run(resource, lastId);
-  }
-
   /**
-   * Copies a resource's whole list once enough of its versions came since the last copy: a chunk at
-   * a time after this save (ListCopies), or at once in a file filled in bulk or in memory.
+   * Hands the batch over to be saved, in order. A save that fails is tried again until it lands;
+   * `failed` hears of each failure (the log has the events, and memory, which GET routes serve, is
+   * current). Every question asked of this store waits for the saves handed over before it.
    */
-  private snapshotLists(versions: VersionRow[], position: number): void {
-    const counts = new Map<string, number>();
-    for (const row of versions) counts.set(row.resource, (counts.get(row.resource) ?? 0) + 1);
-    for (const [resource, count] of counts) {
-      const since = this.listSince(resource);
-      const rows = since.rows + count;
-      const due = rows >= Math.max(LIST_SNAPSHOT_MIN, LIST_SNAPSHOT_FACTOR * since.size);
-      if (!due || this.listCopies?.busy(resource)) {
-        this.setListSince(resource, { rows, size: since.size });
-        continue;
-      }
-      this.setListSince(resource, { rows: 0, size: since.size });
-      if (this.listCopies) this.dueLists.push([resource, position]);
-      else this.listTaken(resource, position, this.sql.listSnapshot.run(position, resource).changes);
-    }
+  save(batch: ProjectionBatch, failed: (error: Error) => void): void {
+    this.failed = failed;
+    this.saving.save(encode(batch));
   }
 
-  /** Version rows of `resource` since its last list snapshot was taken, and the size of that list. */
-  private listSince(resource: string): { rows: number; size: number } {
-    return JSON.parse(this.meta(`list:${resource}`) ?? '{"rows":0,"size":0}');
-  }
-
-  private setListSince(resource: string, since: { rows: number; size: number }): void {
-    this.sql.setMeta.run(`list:${resource}`, JSON.stringify(since));
-  }
-
-  /**
-   * A list snapshot whole at `position` (copied at once, or by the last chunk's transaction): it
-   * counts from now on, and its size sets when the next one is due.
-   */
-  private listTaken(resource: string, position: number, size: number): void {
-    this.sql.listSnapshotDone.run(resource, position);
-    this.setListSince(resource, { rows: this.listSince(resource).rows, size });
+  /** Waits until every batch handed over so far is in the file (see SaveThread.settle). */
+  private settle(): void {
+    if (this.saving instanceof SaveThread) this.saving.settle();
   }
 
   requestsSince(at: string): Iterable<RequestRow> {
+    this.settle();
     return this.sql.requestsSince.iterate(at);
   }
 
@@ -318,6 +209,7 @@ export class SqliteReadModelStore implements ReadModelStore {
    * depends on how the events were batched. `listSnapshots` gives them for a check by content.
    */
   *lines(): Iterable<{ table: string; key: string; value: string }> {
+    this.settle();
     for (const [table, keys, values] of COMPARED) {
       const columns = [...keys, ...values].join(', ');
       const query = this.db.prepare(`SELECT ${columns} FROM ${table} ORDER BY ${keys.join(', ')}`);
@@ -330,6 +222,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   *listSnapshots(): Iterable<{ resource: ResourceName; position: number; entries: EntryRecord[] }> {
+    this.settle();
     const taken = this.db.prepare<[], { resource: ResourceName; position: number }>(
       'SELECT resource, position FROM list_snapshots_done ORDER BY resource, position',
     );
@@ -350,9 +243,7 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   close(): void {
     if (!this.db.open) return;
-    this.listCopies?.close();
-    void this.checkpointer?.stop();
-    this.checkpointer = undefined;
+    this.saving.close();
     if (this.bulk) {
       this.db.exec(INDEXES);
       this.db.pragma('journal_mode = WAL');

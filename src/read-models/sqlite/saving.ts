@@ -1,0 +1,247 @@
+import type Database from 'better-sqlite3';
+import type { RequestRow } from '../../../projections/changes.js';
+import type { ProjectionBatch } from '../port.js';
+import { ListCopies } from './list-copies.js';
+import { RowWriter } from './rows.js';
+
+/**
+ * A whole-list snapshot of a resource is taken once this many of its version rows came after the
+ * last one (at least LIST_SNAPSHOT_MIN, else ten times the size of the list then): a list as it was
+ * at any position is one snapshot and at most that many rows, and the snapshots take about a tenth
+ * of the room the version rows do.
+ */
+const LIST_SNAPSHOT_MIN = 1000;
+const LIST_SNAPSHOT_FACTOR = 10;
+/** A save that failed is tried again this long after (or sooner, with the next save handed over). */
+const RETRY_MS = 1000;
+
+/**
+ * A projection batch as it is written: plain values with their JSON already made, so that it can be
+ * handed to another thread as it is (see SaveThread).
+ */
+export interface SaveJob {
+  revision: number;
+  digest: string;
+  highWaterAt: string;
+  /** Five values per entry: resource, id, doc (null: hard-deleted), tombstone version and time (or nulls). */
+  entries: (string | number | null)[];
+  lastIds: [string, number][];
+  secretKey?: string;
+  /** The change rows' values, one row after another. */
+  changes: unknown[];
+  versions: unknown[];
+  /** Version rows per resource: what makes a list snapshot due. */
+  versionCounts: [string, number][];
+  requests: RequestRow[];
+}
+
+export function encode(batch: ProjectionBatch): SaveJob {
+  const entries: (string | number | null)[] = [];
+  for (const { resource, id, entry, tombstone } of batch.entries) {
+    entries.push(resource, id, entry ? JSON.stringify(entry) : null);
+    entries.push(tombstone?.version ?? null, tombstone?.created_at ?? null);
+  }
+  const changes: unknown[] = [];
+  for (const row of batch.changes) {
+    changes.push(row.position, row.type, row.at, row.hw_at, row.actor, row.request_id);
+    changes.push(row.resource ?? null, row.entry_id ?? null, JSON.stringify(row.data));
+  }
+  const versions: unknown[] = [];
+  const counts = new Map<string, number>();
+  for (const row of batch.versions) {
+    versions.push(row.resource, row.entry_id, row.revision, row.position, JSON.stringify(row.diff));
+    versions.push(row.deleted ? 1 : 0, row.snapshot ? JSON.stringify(row.snapshot) : null);
+    counts.set(row.resource, (counts.get(row.resource) ?? 0) + 1);
+  }
+  return {
+    revision: batch.revision,
+    digest: batch.digest,
+    highWaterAt: batch.highWaterAt,
+    entries,
+    lastIds: Object.entries(batch.lastIds),
+    secretKey: batch.secretKey && JSON.stringify(batch.secretKey),
+    changes,
+    versions,
+    versionCounts: [...counts],
+    requests: batch.requests,
+  };
+}
+
+function statements(db: Database.Database) {
+  return {
+    meta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE name = ?'),
+    setMeta: db.prepare('INSERT OR REPLACE INTO meta (name, value) VALUES (?, ?)'),
+    upsert: db.prepare('INSERT OR REPLACE INTO entries (resource, id, doc) VALUES (?, ?, ?)'),
+    remove: db.prepare('DELETE FROM entries WHERE resource = ? AND id = ?'),
+    bury: db.prepare('INSERT OR REPLACE INTO tombstones (resource, id, version, created_at) VALUES (?, ?, ?, ?)'),
+    unbury: db.prepare('DELETE FROM tombstones WHERE resource = ? AND id = ?'),
+    counter: db.prepare(
+      `INSERT INTO counters (resource, last_id) VALUES (?, ?)
+       ON CONFLICT (resource) DO UPDATE SET last_id = MAX(last_id, excluded.last_id)`,
+    ),
+    changes: new RowWriter(
+      db,
+      'INSERT OR IGNORE INTO changes (position, type, at, hw_at, actor, request_id, resource, entry_id, data)',
+      9,
+    ),
+    versions: new RowWriter(
+      db,
+      'INSERT OR IGNORE INTO versions (resource, entry_id, revision, position, diff, deleted, snapshot)',
+      7,
+    ),
+    request: db.prepare(
+      `INSERT OR REPLACE INTO requests (actor, key, fingerprint, response, at, position)
+       VALUES (@actor, @key, @fingerprint, @response, @at, @position)`,
+    ),
+    listSnapshot: db.prepare(
+      'INSERT OR IGNORE INTO list_snapshots (resource, position, id, doc) SELECT resource, ?, id, doc FROM entries WHERE resource = ?',
+    ),
+    listSnapshotDone: db.prepare('INSERT OR IGNORE INTO list_snapshots_done (resource, position) VALUES (?, ?)'),
+  };
+}
+
+/**
+ * Writes save jobs into a read-model file, each in one transaction, on the connection it is given.
+ * With `copyListsOf` (a file in use), list snapshots are copied a chunk at a time after the save
+ * that makes them due (ListCopies); without it (a file filled in bulk, or in memory), at once.
+ */
+export class Saver {
+  private readonly sql: ReturnType<typeof statements>;
+  private readonly listCopies?: ListCopies;
+  /** Lists whose snapshot became due in the save under way, copied once it is committed. */
+  private dueLists: [string, number][] = [];
+
+  constructor(
+    private readonly db: Database.Database,
+    copyListsOf?: string,
+  ) {
+    this.sql = statements(db);
+    if (copyListsOf) {
+      this.listCopies = new ListCopies(copyListsOf, db, (resource, position, size) =>
+        this.listTaken(resource, position, size),
+      );
+    }
+  }
+
+  save(job: SaveJob): void {
+    this.dueLists = [];
+    this.db
+      .transaction(() => {
+        // Another instance sharing this store got there first, with the same fold.
+        if (Number(this.meta('checkpoint') ?? -1) >= job.revision) return;
+        this.saveEntries(job);
+        this.sql.changes.write(job.changes);
+        this.sql.versions.write(job.versions);
+        for (const row of job.requests) this.sql.request.run(row);
+        this.snapshotLists(job.versionCounts, job.revision + 1);
+        if (job.secretKey) this.sql.setMeta.run('secret_key', job.secretKey);
+        this.sql.setMeta.run('checkpoint', String(job.revision));
+        this.sql.setMeta.run('checkpoint_digest', job.digest);
+        this.sql.setMeta.run('high_water_at', job.highWaterAt);
+      })
+      .immediate();
+    for (const [resource, position] of this.dueLists) this.listCopies!.start(resource, position);
+  }
+
+  /** Abandons the list copies under way. */
+  close(): void {
+    this.listCopies?.close();
+  }
+
+  private meta(name: string): string | undefined {
+    return this.sql.meta.get(name)?.value;
+  }
+
+  private saveEntries(job: SaveJob): void {
+    const { entries } = job;
+    for (let i = 0; i < entries.length; i += 5) {
+      const [resource, id, doc, version, createdAt] = entries.slice(i, i + 5);
+      if (doc !== null) {
+        this.sql.upsert.run(resource, id, doc);
+        this.sql.unbury.run(resource, id);
+      } else {
+        this.sql.remove.run(resource, id);
+        if (version !== null) this.sql.bury.run(resource, id, version, createdAt);
+      }
+    }
+    for (const [resource, lastId] of job.lastIds) this.sql.counter.run(resource, lastId);
+  }
+
+  /**
+   * Copies a resource's whole list once enough of its versions came since the last copy: a chunk at
+   * a time after this save (ListCopies), or at once in a file filled in bulk or in memory.
+   */
+  private snapshotLists(counts: [string, number][], position: number): void {
+    for (const [resource, count] of counts) {
+      const since = this.listSince(resource);
+      const rows = since.rows + count;
+      const due = rows >= Math.max(LIST_SNAPSHOT_MIN, LIST_SNAPSHOT_FACTOR * since.size);
+      if (!due || this.listCopies?.busy(resource)) {
+        this.setListSince(resource, { rows, size: since.size });
+        continue;
+      }
+      this.setListSince(resource, { rows: 0, size: since.size });
+      if (this.listCopies) this.dueLists.push([resource, position]);
+      else this.listTaken(resource, position, this.sql.listSnapshot.run(position, resource).changes);
+    }
+  }
+
+  /** Version rows of `resource` since its last list snapshot was taken, and the size of that list. */
+  private listSince(resource: string): { rows: number; size: number } {
+    return JSON.parse(this.meta(`list:${resource}`) ?? '{"rows":0,"size":0}');
+  }
+
+  private setListSince(resource: string, since: { rows: number; size: number }): void {
+    this.sql.setMeta.run(`list:${resource}`, JSON.stringify(since));
+  }
+
+  /**
+   * A list snapshot whole at `position` (copied at once, or by the last chunk's transaction): it
+   * counts from now on, and its size sets when the next one is due.
+   */
+  private listTaken(resource: string, position: number, size: number): void {
+    this.sql.listSnapshotDone.run(resource, position);
+    this.setListSince(resource, { rows: this.listSince(resource).rows, size });
+  }
+}
+
+/**
+ * Save jobs written in the order they came. One that fails stays first: `failed` hears of it, and it
+ * is tried again RETRY_MS later, or as soon as another job comes. `saved` hears of each job written.
+ */
+export class SaveQueue {
+  private readonly jobs: SaveJob[] = [];
+  private retry?: NodeJS.Timeout;
+
+  constructor(
+    private readonly saver: Saver,
+    private readonly failed: (error: Error) => void,
+    private readonly saved: () => void = () => {},
+  ) {}
+
+  save(job: SaveJob): void {
+    this.jobs.push(job);
+    this.drain();
+  }
+
+  private drain(): void {
+    clearTimeout(this.retry);
+    this.retry = undefined;
+    while (this.jobs.length > 0) {
+      try {
+        this.saver.save(this.jobs[0]);
+      } catch (error) {
+        this.failed(error as Error);
+        this.retry = setTimeout(() => this.drain(), RETRY_MS).unref();
+        return;
+      }
+      this.jobs.shift();
+      this.saved();
+    }
+  }
+
+  close(): void {
+    clearTimeout(this.retry);
+    this.saver.close();
+  }
+}

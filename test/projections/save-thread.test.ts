@@ -1,0 +1,116 @@
+import { once } from 'node:events';
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Projector } from '../../src/application/projector.js';
+import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
+import { SqliteReadModelStore } from '../../src/read-models/sqlite/store.js';
+import { logged, tagCreated } from '../support/given.js';
+import { tempDir } from '../support/process.js';
+
+/**
+ * A read-model file in use is saved from a worker thread: a save hands the batch over and returns,
+ * every question asked of the store afterwards sees it, a failing save is tried again until it
+ * lands, and should the worker stop, the saves go on in this thread without losing one.
+ */
+
+const it = suite('read models saved from a worker thread');
+
+function setUp() {
+  const location = join(tempDir(), 'read-models.sqlite');
+  const readModels = new SqliteReadModelStore(location);
+  const errors: Error[] = [];
+  const projector = new Projector(new InMemoryEventStore(), readModels, (error) => errors.push(error));
+  /** Another connection to the same file, as a second instance or an operator would have. */
+  const other = new Database(location);
+  let next = 0;
+  /** Folds `count` new tags and hands them to the store at once. */
+  const fold = (count = 1) => {
+    projector.apply(
+      logged(
+        Array.from({ length: count }, (_, i) => tagCreated(next + 1 + i)),
+        next,
+      ),
+    );
+    next += count;
+    projector.flush();
+  };
+  const checkpoint = () =>
+    Number(other.prepare("SELECT value FROM meta WHERE name = 'checkpoint'").pluck().get() ?? -1);
+  const stored = () => [...readModels.lines()].filter((line) => line.table === 'entries').length;
+  return { location, readModels, projector, other, errors, fold, checkpoint, stored };
+}
+
+const until = async (ready: () => boolean, what: string) => {
+  const limit = Date.now() + 5000;
+  while (!ready()) {
+    if (Date.now() > limit) throw new Error(`never: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+};
+
+/** Saves into `other`'s file fail until `cure()`: a trigger refuses new entries. */
+function failing(other: Database.Database): { cure: () => void } {
+  other.exec(`CREATE TABLE fail (x);
+    CREATE TRIGGER failing BEFORE INSERT ON entries WHEN EXISTS (SELECT 1 FROM fail)
+    BEGIN SELECT RAISE(ABORT, 'the disk is on fire'); END;
+    INSERT INTO fail VALUES (1)`);
+  return { cure: () => other.exec('DELETE FROM fail') };
+}
+
+it('a save returns before it is written; the next question of the store waits for it', () => {
+  const { readModels, other, errors, fold, checkpoint, stored } = setUp();
+  // Holding the file's write lock: a save made on this thread would wait here for it, then fail.
+  other.exec('BEGIN IMMEDIATE');
+  fold(3);
+  assert.is(checkpoint(), -1, 'not written yet: the lock is held');
+  other.exec('COMMIT');
+  assert.is(stored(), 3, 'the question waited for the save handed over before it');
+  assert.equal(errors, []);
+  readModels.close();
+});
+
+it('a failing save is reported, does not hold questions, and lands once the failure is gone', async () => {
+  const { readModels, other, errors, fold, checkpoint, stored } = setUp();
+  const { cure } = failing(other);
+  fold(2);
+  await until(() => errors.length > 0, 'the failure reported');
+  assert.match(errors[0].message, 'the disk is on fire');
+  assert.is(stored(), 0, 'a question while saves fail answers from what is stored');
+  fold(1);
+  cure();
+  await until(() => checkpoint() === 2, 'the saves retried');
+  assert.is(stored(), 3, 'both batches landed, in order');
+  readModels.close();
+});
+
+it('a worker that stops unasked: the batches it had not saved, and the next ones, are saved here', async () => {
+  const { readModels, other, errors, fold, stored } = setUp();
+  fold(1);
+  assert.is(stored(), 1);
+  const { cure } = failing(other);
+  fold(2);
+  await until(() => errors.length > 0, 'the save failed in the worker');
+  const warned = once(process, 'warning');
+  await (readModels as unknown as { saving: { worker: Worker } }).saving.worker.terminate();
+  const [warning] = (await warned) as [Error & { code?: string }];
+  assert.is(warning.code, 'PMACONTROL_SAVE_THREAD');
+  cure();
+  fold(4);
+  assert.is(stored(), 7, 'the batch the worker never saved, then the next');
+  readModels.close();
+});
+
+it('close saves what was handed over: the file holds it on the next start', () => {
+  const { location, readModels, fold } = setUp();
+  fold(50);
+  readModels.close();
+  const again = new SqliteReadModelStore(location);
+  const { state } = again.load();
+  assert.equal([state.revision, state.collections.tags.size], [49, 50]);
+  again.close();
+});
+
+it.run();
