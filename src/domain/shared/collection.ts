@@ -1,4 +1,5 @@
 import type { Resource, UniqueKey } from './declaration.js';
+import { ShardedMap, ShardedSet } from './sharded.js';
 import type { EntryMeta } from './types.js';
 
 export type EntryRecord = EntryMeta & Record<string, unknown>;
@@ -48,7 +49,7 @@ function keyOf(key: UniqueKey, entry: Record<string, unknown>): string {
 
 /** One unique key: value → id, with room for the duplicates an older log may hold. */
 class UniqueIndex {
-  private readonly ids = new Map<string, number>();
+  private readonly ids = new ShardedMap<string, number>();
   private readonly duplicates = new Map<string, Set<number>>();
 
   constructor(readonly key: UniqueKey) {}
@@ -101,12 +102,12 @@ class UniqueIndex {
  * up to date by `put`, the only way to change it. Entries are never mutated: `put` replaces them.
  */
 export class Collection<E extends EntryRecord = EntryRecord> {
-  private readonly byId = new Map<number, E>();
+  private readonly byId = new ShardedMap<number, E>();
   private readonly tombstones = new Map<number, Tombstone>();
   private highest = 0;
   private readonly uniques: UniqueIndex[];
   /** Field → referenced id → ids of the entries that reference it. */
-  private readonly referrers = new Map<string, Map<number, Set<number>>>();
+  private readonly referrers = new Map<string, Map<number, ShardedSet>>();
   private order: number[] = [];
   private ordered = true;
   private changes = 0;
@@ -170,7 +171,7 @@ export class Collection<E extends EntryRecord = EntryRecord> {
   }
 
   /** The ids of the entries whose `field` references `target`. */
-  referencing(field: string, target: number): ReadonlySet<number> {
+  referencing(field: string, target: number): Iterable<number> & { readonly size: number } {
     return this.referrers.get(field)?.get(target) ?? EMPTY;
   }
 
@@ -257,15 +258,15 @@ export class Collection<E extends EntryRecord = EntryRecord> {
   }
 }
 
-function refer(byTarget: Map<number, Set<number>>, id: number, value: unknown): void {
+function refer(byTarget: Map<number, ShardedSet>, id: number, value: unknown): void {
   for (const target of targetsOf(value)) {
     const ids = byTarget.get(target);
     if (ids) ids.add(id);
-    else byTarget.set(target, new Set([id]));
+    else byTarget.set(target, new ShardedSet([id]));
   }
 }
 
-function unrefer(byTarget: Map<number, Set<number>>, id: number, value: unknown): void {
+function unrefer(byTarget: Map<number, ShardedSet>, id: number, value: unknown): void {
   for (const target of targetsOf(value)) {
     const ids = byTarget.get(target);
     ids?.delete(id);
@@ -273,7 +274,7 @@ function unrefer(byTarget: Map<number, Set<number>>, id: number, value: unknown)
   }
 }
 
-const EMPTY: ReadonlySet<number> = new Set();
+const EMPTY = new ShardedSet();
 
 const targetsOf = (value: unknown): number[] =>
   Array.isArray(value) ? (value as number[]) : typeof value === 'number' ? [value] : [];
