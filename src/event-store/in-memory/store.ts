@@ -62,6 +62,7 @@ export class InMemoryEventStore implements EventStore {
     onError: (e: Error) => void = () => {},
   ): Subscription {
     return this.subscribers.add(
+      stream,
       (from) => this.readStream(stream, { fromRevision: from }),
       fromRevision,
       onEvent,

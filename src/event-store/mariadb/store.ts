@@ -254,7 +254,7 @@ export class MariadbEventStore implements EventStore {
       stream,
       expected,
     );
-    this.subscribers.wakeAll();
+    this.subscribers.wakeAll(new Map([[stream, result.nextRevision]]));
     return result;
   }
 
@@ -287,6 +287,7 @@ export class MariadbEventStore implements EventStore {
 
   subscribe(stream: string, fromRevision: number, onEvent: OnEvent, onError: (e: Error) => void = () => {}) {
     return this.subscribers.add(
+      stream,
       (from) => this.readStream(stream, { fromRevision: from, maxCount: READ_BATCH }),
       fromRevision,
       onEvent,

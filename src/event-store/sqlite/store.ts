@@ -101,6 +101,8 @@ export class SqliteEventStore implements EventStore {
    */
   private readonly unflushed: number[] = [];
   private committed = 0;
+  /** The last revision this process wrote to each stream. */
+  private readonly written = new Map<string, number>();
 
   constructor(
     private readonly file: string,
@@ -184,6 +186,7 @@ export class SqliteEventStore implements EventStore {
     if (events.length > 0) {
       this.unflushed.push(result.position - events.length + 1);
       this.committed = result.position;
+      this.written.set(stream, result.nextRevision);
     }
     return { result, durable: this.flush() };
   }
@@ -191,6 +194,7 @@ export class SqliteEventStore implements EventStore {
   /** Flushes the write-ahead log (every commit so far) to disk, then wakes this process's subscribers. */
   private async flush(): Promise<void> {
     const upTo = this.committed;
+    const written = new Map(this.written);
     try {
       this.wal ??= openSync(`${this.file}-wal`, 'r');
       await this.sync(this.wal);
@@ -201,7 +205,7 @@ export class SqliteEventStore implements EventStore {
         { cause: error },
       );
     }
-    this.subscribers.wakeAll();
+    this.subscribers.wakeAll(written);
   }
 
   async readStream(
@@ -228,7 +232,10 @@ export class SqliteEventStore implements EventStore {
           .all(stream, from, this.unflushed[0] ?? Number.MAX_SAFE_INTEGER, 1000)
           .map(toRecorded),
       );
-    return this.subscribers.add(read, fromRevision, onEvent, onError, { minMs: this.pollMs, maxMs: this.pollMs });
+    return this.subscribers.add(stream, read, fromRevision, onEvent, onError, {
+      minMs: this.pollMs,
+      maxMs: this.pollMs,
+    });
   }
 
   async close(): Promise<void> {
