@@ -13,12 +13,22 @@ export async function rebuild(
   target: ReadModelStore,
   progress?: (n: number) => void,
 ): Promise<number> {
+  let failure: Error | undefined;
   const projector = new Projector(store, target, (error) => {
-    throw error;
+    failure ??= error;
   });
+  // A save that fails stops the rebuild (at the next batch of the log, or at the end).
+  const stopOnFailure = () => {
+    if (failure) throw failure;
+  };
   projector.load();
-  await projector.catchUp(progress);
+  await projector.catchUp((position) => {
+    stopOnFailure();
+    progress?.(position);
+  });
   projector.flush();
+  target.settle();
+  stopOnFailure();
   return projector.revision + 1;
 }
 

@@ -87,6 +87,8 @@ export interface ReadModelStore extends AuditReader {
    * A save that fails is tried again until it lands, and `failed` hears of each failure.
    */
   save(batch: ProjectionBatch, failed: (error: Error) => void): void;
+  /** Waits until every batch given to `save` is saved, or its save has failed. */
+  settle(): void;
   /** The requests kept for their Idempotency-Key since `at` (ISO UTC). */
   requestsSince(at: string): Iterable<RequestRow>;
   /** Every row, table by table in key order, as comparable lines (replay compares two stores with it). */

@@ -1,10 +1,12 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Projector } from '../../src/application/projector.js';
+import { CONFIG_STREAM, Projector } from '../../src/application/projector.js';
+import { rebuild } from '../../src/application/replay.js';
 import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite/store.js';
 import { logged, tagCreated } from '../support/given.js';
@@ -101,6 +103,49 @@ it('a worker that stops unasked: the batches it had not saved, and the next ones
   fold(4);
   assert.is(stored(), 7, 'the batch the worker never saved, then the next');
   readModels.close();
+});
+
+it('at most four batches wait for the worker: the fifth save waits until the first is written', async () => {
+  const { location, readModels, fold, checkpoint, errors, stored } = setUp();
+  // Another process holds the write lock for a moment: the worker cannot write meanwhile.
+  const holder = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const db = new (require('better-sqlite3'))(process.argv[1]);
+       db.exec('BEGIN IMMEDIATE'); console.log('locked');
+       setTimeout(() => { db.exec('COMMIT'); db.close(); }, 300);`,
+      location,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  await once(holder.stdout!, 'data');
+  for (let n = 0; n < 4; n++) fold(1);
+  assert.is(checkpoint(), -1, 'four batches handed over while the file is locked: none written');
+  fold(1);
+  assert.ok(checkpoint() >= 0, 'the fifth save returned only once the first batch was written');
+  assert.is(stored(), 5);
+  assert.equal(errors, []);
+  readModels.close();
+});
+
+it('a rebuild into a new file stops with the error of a save that failed in the worker', async () => {
+  const events = new InMemoryEventStore();
+  await events.append(
+    CONFIG_STREAM,
+    Array.from({ length: 30 }, (_, i) => ({ ...tagCreated(i + 1), metadata: { actor: 't', at: '', request_id: 'r' } })),
+    'no_stream',
+  );
+  const location = join(tempDir(), 'rebuilt.sqlite');
+  const target = new SqliteReadModelStore(location, undefined, true);
+  failing(new Database(location));
+  try {
+    await rebuild(events, target);
+    assert.unreachable('the rebuild should have failed');
+  } catch (error) {
+    assert.match((error as Error).message, 'the disk is on fire');
+  }
+  target.close();
 });
 
 it('close saves what was handed over: the file holds it on the next start', () => {

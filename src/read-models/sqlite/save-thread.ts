@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { SaveJob, SaveQueue } from './saving.js';
 
 /** Slots of the counters shared with the worker. */
@@ -6,19 +6,32 @@ export const SAVED = 0;
 export const FAILING = 1;
 export const CLOSED = 2;
 
-/** The longest `settle` waits for saves under way; `close` waits for the worker to close its file. */
+/** The longest `settle` waits for saves under way. */
 const SETTLE_LIMIT_MS = 10_000;
+/**
+ * Jobs handed over and not yet saved, at most: past it, `save` waits for the worker. A live instance
+ * hands over a job every 100 ms or so and never comes near it; a rebuild, whose fold outruns the
+ * writes, is held to the worker's pace instead of piling folded rows up in memory.
+ */
+const MAX_UNSAVED = 4;
 
 /**
  * The worker's entry. The compiled build runs `save-worker.js` as it is; under tsx (tests, `npm run
  * dev`) a worker does not inherit the main thread's loader, so the entry registers tsx first.
  */
-function startWorker(workerData: object): Worker {
-  if (import.meta.url.endsWith('.js')) return new Worker(new URL('./save-worker.js', import.meta.url), { workerData });
+function startWorker(workerData: { failures: MessagePort; [name: string]: unknown }): Worker {
+  const options = { workerData, transferList: [workerData.failures] };
+  if (import.meta.url.endsWith('.js')) return new Worker(new URL('./save-worker.js', import.meta.url), options);
   const tsx = import.meta.resolve('tsx/esm/api');
   const entry = new URL('./save-worker.ts', import.meta.url).href;
   const code = `import(${JSON.stringify(tsx)}).then((api) => api.register()).then(() => import(${JSON.stringify(entry)}))`;
-  return new Worker(code, { eval: true, workerData });
+  return new Worker(code, { ...options, eval: true });
+}
+
+/** A failed save as the worker reports it. */
+interface Failure {
+  message: string;
+  code?: string;
 }
 
 /**
@@ -39,16 +52,21 @@ export class SaveThread {
   private unsaved: { seq: number; job: SaveJob }[] = [];
   private inProcess?: SaveQueue;
   private closing = false;
+  /** The worker's failed saves: heard as they come, or taken at once by a wait that finds saves failing. */
+  private readonly failures: MessagePort;
 
   constructor(
     private readonly location: string,
     private readonly failed: (error: Error) => void,
     private readonly fallback: () => SaveQueue,
+    /** A new file filled in one go (see SqliteReadModelStore): the worker writes it without journal or sync. */
+    bulk = false,
   ) {
-    this.worker = startWorker({ location, counters: this.counters });
-    this.worker.on('message', (message: { failed?: { message: string; code?: string } }) => {
-      if (message.failed) this.failed(Object.assign(new Error(message.failed.message), { code: message.failed.code }));
-    });
+    const channel = new MessageChannel();
+    this.failures = channel.port1;
+    this.failures.on('message', (failure: Failure) => this.report(failure));
+    this.failures.unref();
+    this.worker = startWorker({ location, counters: this.counters, bulk, failures: channel.port2 });
     this.worker.on('error', (error) => this.failed(error));
     this.worker.on('exit', () => {
       if (!this.closing) this.takeOver();
@@ -61,7 +79,7 @@ export class SaveThread {
       this.inProcess.save(job);
       return;
     }
-    this.forgetSaved();
+    this.wait(this.sent + 1 - MAX_UNSAVED);
     this.unsaved.push({ seq: ++this.sent, job });
     this.worker.postMessage({ job });
   }
@@ -71,10 +89,22 @@ export class SaveThread {
    * saves are failing: the stored read models are then behind, as they would be on the event loop.
    */
   settle(): void {
+    this.wait(this.sent);
+  }
+
+  /**
+   * Blocks until job `seq` is saved: at most SETTLE_LIMIT_MS, and not while saves fail, once taken
+   * over, or once the worker has stopped (its 'exit' event, which takes over, comes after).
+   */
+  private wait(seq: number): void {
     const until = performance.now() + SETTLE_LIMIT_MS;
     for (;;) {
       const saved = Atomics.load(this.counters, SAVED);
-      if (this.inProcess || saved >= this.sent || Atomics.load(this.counters, FAILING) === 1) break;
+      if (this.inProcess || saved >= seq || Atomics.load(this.counters, CLOSED) === 1) break;
+      if (Atomics.load(this.counters, FAILING) === 1) {
+        this.takeFailures();
+        break;
+      }
       const left = until - performance.now();
       if (left <= 0) break;
       Atomics.wait(this.counters, SAVED, saved, Math.min(left, 100));
@@ -82,14 +112,30 @@ export class SaveThread {
     this.forgetSaved();
   }
 
-  /** Saves what was handed over, then closes the worker's connection and stops it. */
+  /**
+   * Saves what was handed over, then closes the worker's connection (a file filled in bulk gets its
+   * indexes first) and waits for the thread to end, however long that takes: the file is whole when
+   * close returns. A save that keeps failing is given up at close (the log still has its events).
+   */
   close(): void {
     this.closing = true;
     this.inProcess?.close();
     if (this.inProcess) return;
     this.worker.postMessage({ close: true });
-    Atomics.wait(this.counters, CLOSED, 0, SETTLE_LIMIT_MS);
+    while (Atomics.load(this.counters, CLOSED) === 0) Atomics.wait(this.counters, CLOSED, 0);
     void this.worker.terminate();
+    this.failures.close();
+  }
+
+  /** Reports the failures the worker sent and no event delivered yet (the caller is waiting). */
+  private takeFailures(): void {
+    for (let taken = receiveMessageOnPort(this.failures); taken; taken = receiveMessageOnPort(this.failures)) {
+      this.report(taken.message as Failure);
+    }
+  }
+
+  private report(failure: Failure): void {
+    this.failed(Object.assign(new Error(failure.message), { code: failure.code }));
   }
 
   private forgetSaved(): void {

@@ -1,22 +1,35 @@
 // The worker thread of a SaveThread: writes the save jobs it is sent into the read-model file, on a
 // connection of its own, and counts them in the shared counters as each one commits.
-import { parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { CLOSED, FAILING, SAVED } from './save-thread.js';
 import { type SaveJob, SaveQueue, Saver } from './saving.js';
+import { INDEXES } from './schema.js';
 
-const { location, counters } = workerData as { location: string; counters: Int32Array };
+const { location, counters, bulk, failures } = workerData as {
+  location: string;
+  counters: Int32Array;
+  bulk: boolean;
+  failures: MessagePort;
+};
 const db = new Database(location, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
-db.pragma('synchronous = NORMAL');
+// As the main thread's connection has it (SqliteReadModelStore.open).
+if (bulk) {
+  db.pragma('journal_mode = OFF');
+  db.pragma('synchronous = OFF');
+  db.pragma('cache_size = -262144');
+} else db.pragma('synchronous = NORMAL');
 
-const saver = new Saver(db, location);
+// A file filled in bulk copies its list snapshots at once: nothing reads it meanwhile.
+const saver = new Saver(db, bulk ? undefined : location);
 const queue = new SaveQueue(
   saver,
   (error) => {
+    // The message first: a wait woken by the flag takes it at once.
+    failures.postMessage({ message: error.message, code: (error as { code?: string }).code });
     Atomics.store(counters, FAILING, 1);
     Atomics.notify(counters, SAVED);
-    parentPort!.postMessage({ failed: { message: error.message, code: (error as { code?: string }).code } });
   },
   () => {
     Atomics.store(counters, FAILING, 0);
@@ -25,11 +38,22 @@ const queue = new SaveQueue(
   },
 );
 
+// However the thread ends (asked to, or by an error), a main thread waiting on it is woken.
+process.on('exit', () => {
+  Atomics.store(counters, CLOSED, 1);
+  Atomics.notify(counters, CLOSED);
+  Atomics.notify(counters, SAVED);
+});
+
 parentPort!.on('message', (message: { job: SaveJob } | { close: true }) => {
   if ('job' in message) return queue.save(message.job);
   queue.close();
+  // A file filled in bulk gets its indexes here, where its pages are in the cache (the main thread's
+  // close finds them made), then its journal.
+  if (bulk) {
+    db.exec(INDEXES);
+    db.pragma('journal_mode = WAL');
+  }
   db.close();
-  Atomics.store(counters, CLOSED, 1);
-  Atomics.notify(counters, CLOSED);
   parentPort!.close();
 });

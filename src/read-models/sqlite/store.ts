@@ -70,14 +70,11 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.sql = statements(this.db);
     const failed = (error: Error) => this.failed(error);
     const here = () => new SaveQueue(new Saver(this.db, this.inUse ? this.location : undefined), failed);
-    this.saving = this.inUse ? new SaveThread(this.location, failed, here) : here();
+    this.saving = this.location === ':memory:' ? here() : new SaveThread(this.location, failed, here, this.bulk);
     this.auditQueries = undefined;
   }
 
-  /**
-   * A file that serves while it is written: saved from a worker thread (whose connection also
-   * checkpoints its write-ahead log, off the event loop), list snapshots copied a chunk at a time.
-   */
+  /** A file that serves while it is written: list snapshots copied a chunk at a time (ListCopies). */
   private get inUse(): boolean {
     return !this.bulk && this.location !== ':memory:';
   }
@@ -163,7 +160,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   /** Waits until every batch handed over so far is in the file (see SaveThread.settle). */
-  private settle(): void {
+  settle(): void {
     if (this.saving instanceof SaveThread) this.saving.settle();
   }
 
