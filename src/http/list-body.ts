@@ -1,13 +1,14 @@
 import { Readable } from 'node:stream';
 import type { ResourceName } from '../domain/resources.js';
 import type { Collection, EntryRecord } from '../domain/shared/collection.js';
+import { ShardedWeakMap } from '../domain/shared/sharded.js';
 import { present } from './present.js';
 
 /**
  * Each entry's JSON, made once per version of the entry and shared by every request that shows it.
  * Entries are immutable (a change makes a new object), so the cache forgets old versions by itself.
  */
-const serialised = new WeakMap<EntryRecord, string>();
+const serialised = new ShardedWeakMap<EntryRecord, string>();
 
 export function entryJson(resource: ResourceName, entry: EntryRecord): string {
   let json = serialised.get(entry);

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ShardedMap, ShardedSet } from '../../src/domain/shared/sharded.js';
+import { ShardedMap, ShardedSet, ShardedWeakMap } from '../../src/domain/shared/sharded.js';
 
 /**
  * The sharded Map and Set behave as a Map and a Set, before and after they split themselves (at
@@ -63,6 +63,17 @@ test('ShardedSet is a Set of ids, across its split', () => {
     assert.is(set.has(id), model.has(id));
   }
   assert.equal(sorted(set), sorted(model));
+});
+
+test('ShardedWeakMap keys by the object, not its id: two versions of an entry are two keys', () => {
+  const map = new ShardedWeakMap<{ id: number; version: number }, string>();
+  const versions = Array.from({ length: 40 }, (_, i) => ({ id: i % 20, version: i < 20 ? 1 : 2 }));
+  for (const entry of versions) map.set(entry, `${entry.id}@${entry.version}`);
+  assert.equal(
+    versions.map((entry) => map.get(entry)),
+    versions.map((entry) => `${entry.id}@${entry.version}`),
+  );
+  assert.is(map.get({ id: 3, version: 1 }), undefined, 'an equal object is another key');
 });
 
 test.run();
