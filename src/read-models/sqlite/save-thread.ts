@@ -9,11 +9,12 @@ export const CLOSED = 2;
 /** The longest `settle` waits for saves under way. */
 const SETTLE_LIMIT_MS = 10_000;
 /**
- * Jobs handed over and not yet saved, at most: past it, `save` waits for the worker. A live instance
- * hands over a job every 100 ms or so and never comes near it; a rebuild, whose fold outruns the
- * writes, is held to the worker's pace instead of piling folded rows up in memory.
+ * Jobs handed over and not yet saved, at most: past it, `save` waits for the worker. A file in use
+ * gets a job about every 100 ms, and a slow save (a third of a second was seen at 100,000 servers)
+ * must not hold the event loop: room for 64. A rebuild, whose fold outruns SQLite, gets 4: it is
+ * held to the worker's pace instead of piling folded rows up in memory.
  */
-const MAX_UNSAVED = 4;
+export const MAX_UNSAVED = { inUse: 64, bulk: 4 };
 
 /**
  * The worker's entry. The compiled build runs `save-worker.js` as it is; under tsx (tests, `npm run
@@ -54,6 +55,7 @@ export class SaveThread {
   private closing = false;
   /** The worker's failed saves: heard as they come, or taken at once by a wait that finds saves failing. */
   private readonly failures: MessagePort;
+  private readonly maxUnsaved: number;
 
   constructor(
     private readonly location: string,
@@ -62,6 +64,7 @@ export class SaveThread {
     /** A new file filled in one go (see SqliteReadModelStore): the worker writes it without journal or sync. */
     bulk = false,
   ) {
+    this.maxUnsaved = bulk ? MAX_UNSAVED.bulk : MAX_UNSAVED.inUse;
     const channel = new MessageChannel();
     this.failures = channel.port1;
     this.failures.on('message', (failure: Failure) => this.report(failure));
@@ -79,7 +82,7 @@ export class SaveThread {
       this.inProcess.save(job);
       return;
     }
-    this.wait(this.sent + 1 - MAX_UNSAVED);
+    this.wait(this.sent + 1 - this.maxUnsaved);
     this.unsaved.push({ seq: ++this.sent, job });
     this.worker.postMessage({ job });
   }
