@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { resourceOf } from '../../src/domain/resources.js';
 import { Collection, type EntryRecord, Journal } from '../../src/domain/shared/collection.js';
+import { random } from '../support/random.js';
 
 /**
  * A collection's indexes (unique values, references) are kept by `put`, which moves only the keys
@@ -17,17 +18,6 @@ const PORTS = [3306, 3307];
 const CLIENTS = [99, 100, 101];
 const ENVIRONMENTS = [1, 2];
 const TAGS = [1, 2, 3, 4];
-
-/** A small deterministic generator (mulberry32: the same sequence on every run), 0 … n − 1. */
-function random(seed: number) {
-  let state = seed;
-  return (n: number) => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n);
-  };
-}
 
 const fold = (text: string) => text.toLowerCase();
 

@@ -1,23 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ShardedMap, ShardedSet, ShardedWeakMap } from '../../src/domain/shared/sharded.js';
+import { random } from '../support/random.js';
 
 /**
  * The sharded Map and Set behave as a Map and a Set, before and after they split themselves (at
  * 8,192 entries): 40,000 seeded random sets, replacements and deletes, number and string keys,
  * checked against the built-in ones along the way.
  */
-
-/** A small deterministic generator (mulberry32), 0 … n − 1. */
-function random(seed: number) {
-  let state = seed;
-  return (n: number) => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n);
-  };
-}
 
 const sorted = <T>(values: Iterable<T>) => [...values].sort();
 
