@@ -30,22 +30,17 @@ CREATE TABLE IF NOT EXISTS events (
   UNIQUE (stream, revision)
 );`;
 
-interface Row {
-  position: number;
-  stream: string;
-  revision: number;
-  type: string;
-  data: string;
-  metadata: string;
-}
+/** The columns an event is read with, as a raw row (an array: cheaper to make than an object per row). */
+const COLUMNS = 'position, stream, revision, type, data, metadata';
+type Row = [position: number, stream: string, revision: number, type: string, data: string, metadata: string];
 
-const toRecorded = (row: Row): RecordedEvent => ({
-  stream: row.stream,
-  revision: row.revision,
-  position: row.position,
-  type: row.type,
-  data: JSON.parse(row.data),
-  metadata: JSON.parse(row.metadata),
+const toRecorded = ([position, stream, revision, type, data, metadata]: Row): RecordedEvent => ({
+  stream,
+  revision,
+  position,
+  type,
+  data: JSON.parse(data),
+  metadata: JSON.parse(metadata),
 });
 
 /** Errors that mean "the store cannot work now" rather than "this code is wrong". */
@@ -129,13 +124,19 @@ export class SqliteEventStore implements EventStore {
       insert: this.db.prepare(
         'INSERT INTO events (stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?)',
       ),
-      stream: this.db.prepare<[string, number, number], Row>(
-        'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
-      ),
-      streamBefore: this.db.prepare<[string, number, number, number], Row>(
-        'SELECT * FROM events WHERE stream = ? AND revision >= ? AND +position < ? ORDER BY revision LIMIT ?',
-      ),
-      all: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
+      stream: this.db
+        .prepare<[string, number, number], Row>(
+          `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`,
+        )
+        .raw(),
+      streamBefore: this.db
+        .prepare<[string, number, number, number], Row>(
+          `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? AND +position < ? ORDER BY revision LIMIT ?`,
+        )
+        .raw(),
+      all: this.db
+        .prepare<[number, number], Row>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`)
+        .raw(),
     };
   }
 
