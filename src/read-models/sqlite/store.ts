@@ -8,7 +8,7 @@ import type { ChangeQuery, EntryThen, ProjectionBatch, ReadModelStore, StoredSna
 import { SqliteAudit } from './audit.js';
 import { SaveThread } from './save-thread.js';
 import { encode, SaveQueue, Saver } from './saving.js';
-import { INDEXES, LAYOUT, TABLES } from './schema.js';
+import { INDEXES, INDEXES_IN_LOG_ORDER, LAYOUT, TABLES } from './schema.js';
 
 /** SQLite errors that mean the file cannot be used as read models: it is set aside and rebuilt. */
 const DAMAGED = /^SQLITE_(NOTADB|CORRUPT|CANTOPEN|IOERR)/;
@@ -98,7 +98,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       this.db.pragma(`user_version = ${LAYOUT}`);
     }
     this.db.exec(TABLES);
-    if (!this.bulk) this.db.exec(INDEXES);
+    this.db.exec(this.bulk ? INDEXES_IN_LOG_ORDER : INDEXES);
   }
 
   /** Runs `work`; if the file turns out to be damaged, sets it aside, opens an empty one and runs it again. */
