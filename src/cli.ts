@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { writeFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { type ReplayReport, replay } from './application/replay.js';
 import { StartRefused } from './application/secret-key.js';
 import { ROTATE_KEY_USAGE, runRotateKey } from './commands/rotate-key.js';
@@ -27,7 +28,19 @@ ${ROTATE_KEY_USAGE}
 ${COPY_LOG_USAGE}`;
 }
 
+/**
+ * How far V8 lets its heap grow past what the last full collection found alive, in percent. Left to
+ * itself, V8 picks up to 300% for a process that allocates as fast as this one does under writes:
+ * with 100,000 servers (about 130 MB alive) the heap reached 280-410 MB and the process 420-530 MB.
+ * At 50% it stays near 220 MB (the process near 360 MB), with no loss of throughput or start-up time
+ * measured (README, Benchmarks). A `--heap-growing-percent` given to node itself wins.
+ */
+const HEAP_GROWING_PERCENT = 50;
+
 async function serve(): Promise<void> {
+  if (!process.execArgv.some((arg) => arg.startsWith('--heap-growing-percent'))) {
+    setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  }
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   const running = await start(config, logger);
