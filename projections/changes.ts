@@ -43,6 +43,11 @@ export interface VersionRow {
   diff: DiffMember[];
   /** The event hard-deleted the entry. */
   deleted?: true;
+  /**
+   * The entry did not exist before the event (created, or back after a hard delete): its diff is
+   * every field of its snapshot, from nothing, and the read models store the snapshot alone.
+   */
+  appears?: true;
   /** The whole entry after the event, kept every SNAPSHOT_EVERY revisions and whenever it (re)appears. */
   snapshot?: EntryRecord;
 }
@@ -163,8 +168,9 @@ export function rowsOf(
     const snapshot = keep ? { snapshot: effect.after } : {};
     const diff = diffOf(effect.resource, effect.before, effect.after);
     const deleted = effect.after ? {} : { deleted: true as const };
+    const appears = effect.after && !effect.before ? { appears: true as const } : {};
     const row = { resource: effect.resource, entry_id: effect.id, revision: effect.revision, position, diff };
-    return { ...row, ...deleted, ...snapshot };
+    return { ...row, ...deleted, ...appears, ...snapshot };
   });
   return { change, versions, ...requestOf(event) };
 }

@@ -31,6 +31,36 @@ it('a history item has position, revision, type, at, actor, request_id and the d
   }
 });
 
+it("a creation's diff is not stored twice: it reads as every field set, from nothing", async () => {
+  const h = await startHarness();
+  try {
+    const made = await h.request('POST', `${BASE}/tags`, {
+      body: { name: 'h', color: '#000000', background: '#FFFFFF' },
+    });
+    await h.request('PATCH', `${BASE}/tags/${made.body.id}`, { body: { color: '#123456' } });
+    const items = (await h.request('GET', `${BASE}/tags/${made.body.id}/history`)).body.items;
+    assert.equal(items[0].diff, [
+      { field: 'name', before: null, after: 'h' },
+      { field: 'color', before: null, after: '#000000' },
+      { field: 'background', before: null, after: '#FFFFFF' },
+    ]);
+    assert.equal(items[1].diff, [{ field: 'color', before: '#000000', after: '#123456' }]);
+    // Stored: the creation keeps its snapshot and no diff; the change keeps its diff.
+    const stored = [...h.readModels.lines()]
+      .filter(({ table, key }) => table === 'versions' && key.startsWith(`tags/${made.body.id}/`))
+      .map(({ value }) => JSON.parse(value) as [number, string | null, number, string | null]);
+    assert.equal(
+      stored.map(([, diff, , snapshot]) => [diff === null, snapshot === null]),
+      [
+        [true, false],
+        [false, true],
+      ],
+    );
+  } finally {
+    await h.close();
+  }
+});
+
 it('POST with is_deleted true is a 422; false is accepted and ignored', async () => {
   const h = await startHarness();
   try {

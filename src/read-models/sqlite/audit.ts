@@ -4,6 +4,7 @@ import {
   type ChangeRow,
   changeItem,
   type DiffMember,
+  diffOf,
   type HistoryItem,
   historyItem,
   type VersionRow,
@@ -15,21 +16,30 @@ import type { AuditReader, ChangeQuery, EntryThen } from '../port.js';
 export interface ChangeRecord extends Omit<ChangeRow, 'data'> {
   data: string;
 }
-export interface VersionRecord extends Omit<VersionRow, 'diff' | 'snapshot' | 'deleted'> {
-  diff: string;
+export interface VersionRecord extends Omit<VersionRow, 'diff' | 'snapshot' | 'deleted' | 'appears'> {
+  /** Null when the entry appears with this version: its diff is then every field of the snapshot. */
+  diff: string | null;
   deleted: number;
   snapshot: string | null;
 }
 
 export const toChange = (row: ChangeRecord): ChangeRow => ({ ...row, data: JSON.parse(row.data) });
-export const toVersion = ({ snapshot, deleted, ...row }: VersionRecord): VersionRow => ({
-  ...row,
-  diff: JSON.parse(row.diff),
-  ...(deleted ? { deleted: true } : {}),
-  ...(snapshot ? { snapshot: JSON.parse(snapshot) } : {}),
-});
+export function toVersion({ snapshot, deleted, diff, ...row }: VersionRecord): VersionRow {
+  const entry = snapshot ? JSON.parse(snapshot) : undefined;
+  return {
+    ...row,
+    // The same function made the diff that was not stored, from the same entry.
+    diff: diff === null ? diffOf(row.resource, undefined, entry) : JSON.parse(diff),
+    ...(deleted ? { deleted: true } : {}),
+    ...(diff === null ? { appears: true } : {}),
+    ...(entry ? { snapshot: entry } : {}),
+  };
+}
 
 type Row = VersionRecord & { at: string };
+
+/** The stored diff of a version without a snapshot (only a version with one can leave it out). */
+const diffWithout = (row: Pick<VersionRecord, 'diff'>): DiffMember[] => JSON.parse(row.diff!);
 
 /** Folds version rows onto an entry: a snapshot replaces it, a diff sets its `after` values. */
 function applyRows(start: Record<string, unknown> | undefined, rows: Row[]): EntryRecord | undefined {
@@ -41,7 +51,7 @@ function applyRows(start: Record<string, unknown> | undefined, rows: Row[]): Ent
       if (row.snapshot) entry = JSON.parse(row.snapshot);
       else {
         entry = { ...entry };
-        for (const member of JSON.parse(row.diff) as DiffMember[]) entry[member.field] = member.after;
+        for (const member of diffWithout(row)) entry[member.field] = member.after;
         entry.created_at ??= createdAt;
       }
       entry!.version = row.revision + 1;
@@ -156,7 +166,7 @@ export class SqliteAudit implements AuditReader {
       }
       const entry = row.snapshot ? (JSON.parse(row.snapshot) as Record<string, unknown>) : entries.get(id);
       if (!entry) throw new Error(`${resource}/${id}: a version without its snapshot at ${row.position}`);
-      if (!row.snapshot) for (const member of JSON.parse(row.diff) as DiffMember[]) entry[member.field] = member.after;
+      if (!row.snapshot) for (const member of diffWithout(row)) entry[member.field] = member.after;
       entry.id = id;
       entry.version = row.revision + 1;
       entries.set(id, entry);

@@ -49,7 +49,14 @@ export function encode(batch: ProjectionBatch): SaveJob {
   const versions: unknown[] = [];
   const counts = new Map<string, number>();
   for (const row of batch.versions) {
-    versions.push(row.resource, row.entry_id, row.revision, row.position, JSON.stringify(row.diff));
+    // The diff of an entry that appears is its snapshot's fields: not stored twice (see toVersion).
+    versions.push(
+      row.resource,
+      row.entry_id,
+      row.revision,
+      row.position,
+      row.appears ? null : JSON.stringify(row.diff),
+    );
     versions.push(row.deleted ? 1 : 0, row.snapshot ? JSON.stringify(row.snapshot) : null);
     counts.set(row.resource, (counts.get(row.resource) ?? 0) + 1);
   }

@@ -1,5 +1,5 @@
 /** Raised when the layout of the tables changes: older read models are dropped and rebuilt from the log. */
-export const LAYOUT = 6;
+export const LAYOUT = 7;
 
 export const TABLES = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -12,7 +12,7 @@ CREATE TABLE IF NOT EXISTS changes (position INTEGER PRIMARY KEY, type TEXT NOT 
   hw_at TEXT NOT NULL, actor TEXT NOT NULL, request_id TEXT NOT NULL, resource TEXT, entry_id INTEGER,
   data TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS versions (resource TEXT NOT NULL, entry_id INTEGER NOT NULL, revision INTEGER NOT NULL,
-  position INTEGER NOT NULL, diff TEXT NOT NULL, deleted INTEGER NOT NULL, snapshot TEXT,
+  position INTEGER NOT NULL, diff TEXT, deleted INTEGER NOT NULL, snapshot TEXT,
   PRIMARY KEY (resource, position, entry_id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS requests (actor TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL,
   response TEXT NOT NULL, at TEXT NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (actor, key)) WITHOUT ROWID;
