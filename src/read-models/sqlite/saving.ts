@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { RequestRow } from '../../../projections/changes.js';
+import type { EntryRecord } from '../../domain/shared/collection.js';
 import type { ProjectionBatch } from '../port.js';
 import { ListCopies } from './list-copies.js';
 import { RowWriter } from './rows.js';
@@ -36,9 +37,14 @@ export interface SaveJob {
 }
 
 export function encode(batch: ProjectionBatch): SaveJob {
+  // An entry saved is often also the snapshot of its last version (always, for one created in this
+  // batch and not changed since): its JSON is made once for both.
+  const made = new Map<EntryRecord, string>();
   const entries: (string | number | null)[] = [];
   for (const { resource, id, entry, tombstone } of batch.entries) {
-    entries.push(resource, id, entry ? JSON.stringify(entry) : null);
+    const doc = entry ? JSON.stringify(entry) : null;
+    if (entry && doc !== null) made.set(entry, doc);
+    entries.push(resource, id, doc);
     entries.push(tombstone?.version ?? null, tombstone?.created_at ?? null);
   }
   const changes: unknown[] = [];
@@ -57,7 +63,7 @@ export function encode(batch: ProjectionBatch): SaveJob {
       row.position,
       row.appears ? null : JSON.stringify(row.diff),
     );
-    versions.push(row.deleted ? 1 : 0, row.snapshot ? JSON.stringify(row.snapshot) : null);
+    versions.push(row.deleted ? 1 : 0, row.snapshot ? (made.get(row.snapshot) ?? JSON.stringify(row.snapshot)) : null);
     counts.set(row.resource, (counts.get(row.resource) ?? 0) + 1);
   }
   return {
