@@ -1,6 +1,8 @@
 // Replay speed: rebuild every read model from a SQLite log of BENCH_EVENTS events, beside its anchor:
 // the rows that rebuild wrote, written again into a new file with the same tables, statements and
 // indexes from values ready in memory (no log to read, no fold, no JSON): what SQLite alone costs.
+// Two logs: one of small tag events written straight into the store, and one of servers written
+// through the API by the service (one creation in ten events, then PATCHes), as inventories are.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -13,39 +15,65 @@ import { RowWriter } from '../src/read-models/sqlite/rows.js';
 import { INDEXES, TABLES } from '../src/read-models/sqlite/schema.js';
 import { SqliteReadModelStore } from '../src/read-models/sqlite/store.js';
 import { scratchDir } from './lib.js';
+import { seed, startService } from './targets.js';
 
 const total = Number(process.env.BENCH_EVENTS ?? 50_000);
-const dir = scratchDir('pmacontrol-replay-');
-const store = new SqliteEventStore(join(dir, 'events.sqlite'));
-const metadata = () => ({
-  actor: 'bench',
-  request_id: randomBytes(8).toString('hex'),
-  at: new Date().toISOString(),
-  schema: 2,
-});
 
-let revision = -1;
-const append = async (events: DomainEvent[]) => {
-  const records = events.map((e) => ({ ...e, metadata: metadata() }));
-  revision = (await store.append(CONFIG_STREAM, records, revision === -1 ? 'no_stream' : revision)).nextRevision;
-};
-await append(genesisEvents('0'.repeat(32)));
-const batch: DomainEvent[] = [];
-for (let i = 1; revision + batch.length < total - 1; i++) {
-  batch.push({ type: 'TagCreated', data: { id: i, name: `t${i}`, color: '#000000', background: '#FFFFFF' } });
-  batch.push({ type: 'TagUpdated', data: { id: i, changes: { color: '#111111' } } });
-  if (batch.length >= 1000) await append(batch.splice(0));
+/** A log of TagCreated and TagUpdated events, appended 1,000 at a time. */
+async function tagLog(): Promise<string> {
+  const dir = scratchDir('pmacontrol-replay-');
+  const store = new SqliteEventStore(join(dir, 'events.sqlite'));
+  const metadata = () => ({
+    actor: 'bench',
+    request_id: randomBytes(8).toString('hex'),
+    at: new Date().toISOString(),
+    schema: 2,
+  });
+  let revision = -1;
+  const append = async (events: DomainEvent[]) => {
+    const records = events.map((e) => ({ ...e, metadata: metadata() }));
+    revision = (await store.append(CONFIG_STREAM, records, revision === -1 ? 'no_stream' : revision)).nextRevision;
+  };
+  await append(genesisEvents('0'.repeat(32)));
+  const batch: DomainEvent[] = [];
+  for (let i = 1; revision + batch.length < total - 1; i++) {
+    batch.push({ type: 'TagCreated', data: { id: i, name: `t${i}`, color: '#000000', background: '#FFFFFF' } });
+    batch.push({ type: 'TagUpdated', data: { id: i, changes: { color: '#111111' } } });
+    if (batch.length >= 1000) await append(batch.splice(0));
+  }
+  if (batch.length) await append(batch.splice(0));
+  await store.close();
+  return dir;
 }
-if (batch.length) await append(batch.splice(0));
 
-// As `replay` rebuilds: into a new file in bulk mode, indexes built at the end (and counted).
-const target = new SqliteReadModelStore(join(dir, 'read-models.sqlite'), undefined, true);
-const started = performance.now();
-const events = await rebuild(store, target);
-target.close();
-const seconds = (performance.now() - started) / 1000;
-const rate = (s: number) => `${(events / s).toFixed(0)} events/s`;
-console.log(`replay: ${events} events in ${seconds.toFixed(2)} s = ${rate(seconds)}`);
+/** A log written by the service itself, through its API: total / 10 servers, then PATCHes of their port. */
+async function serverLog(): Promise<string> {
+  const service = await startService();
+  const servers = Math.max(1, Math.floor(total / 10));
+  const SERVERS = '/fr/api/config/servers';
+  await seed(service.url, servers, (i) => ({
+    method: 'POST',
+    path: SERVERS,
+    body: {
+      id_client: 99,
+      id_environment: 1,
+      name: `replay-${i}`,
+      ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+      port: 3306,
+      login: 'monitor',
+      passwd: 'secret',
+    },
+  }));
+  // The genesis events and the creations are in the log already.
+  const patches = Math.max(0, total - servers - 8);
+  await seed(service.url, patches, (i) => ({
+    method: 'PATCH',
+    path: `${SERVERS}/${1 + (i % servers)}`,
+    body: { port: 1024 + (i % 60000) },
+  }));
+  await service.stop();
+  return service.dataDir;
+}
 
 /** The rebuilt file's rows, table by table, as value arrays. */
 function rowsOf(file: string): [string, string[], unknown[][]][] {
@@ -59,22 +87,38 @@ function rowsOf(file: string): [string, string[], unknown[][]][] {
   return rows;
 }
 
-const rebuilt = rowsOf(join(dir, 'read-models.sqlite'));
-const floor = new Database(join(dir, 'floor.sqlite'));
-for (const pragma of ['journal_mode = OFF', 'synchronous = OFF', 'cache_size = -262144']) floor.pragma(pragma);
-floor.exec(TABLES);
-const floorStarted = performance.now();
-for (const [table, columns, rows] of rebuilt) {
-  const writer = new RowWriter(floor, `INSERT INTO ${table} (${columns.join(', ')})`, columns.length);
-  // In transactions of 5,000 rows, as the projector saves.
-  for (let from = 0; from < rows.length; from += 5000)
-    floor.transaction(() => writer.write(rows.slice(from, from + 5000).flat()))();
+/** Rebuilds the read models of the log in `dir`, then writes the same rows with SQLite alone; prints both. */
+async function replay(name: string, dir: string): Promise<void> {
+  const store = new SqliteEventStore(join(dir, 'events.sqlite'));
+  // As `replay` rebuilds: into a new file in bulk mode, indexes built at the end (and counted).
+  const target = new SqliteReadModelStore(join(dir, 'rebuilt.sqlite'), undefined, true);
+  const started = performance.now();
+  const events = await rebuild(store, target);
+  target.close();
+  await store.close();
+  const seconds = (performance.now() - started) / 1000;
+  const rate = (s: number) => `${(events / s).toFixed(0)} events/s`;
+  console.log(`replay, ${name}: ${events} events in ${seconds.toFixed(2)} s = ${rate(seconds)}`);
+
+  const rebuilt = rowsOf(join(dir, 'rebuilt.sqlite'));
+  const floor = new Database(join(dir, 'floor.sqlite'));
+  for (const pragma of ['journal_mode = OFF', 'synchronous = OFF', 'cache_size = -262144']) floor.pragma(pragma);
+  floor.exec(TABLES);
+  const floorStarted = performance.now();
+  for (const [table, columns, rows] of rebuilt) {
+    const writer = new RowWriter(floor, `INSERT INTO ${table} (${columns.join(', ')})`, columns.length);
+    // In transactions of 5,000 rows, as the projector saves.
+    for (let from = 0; from < rows.length; from += 5000)
+      floor.transaction(() => writer.write(rows.slice(from, from + 5000).flat()))();
+  }
+  floor.exec(INDEXES);
+  const floorSeconds = (performance.now() - floorStarted) / 1000;
+  floor.close();
+  const rowCount = rebuilt.reduce((n, [, , rows]) => n + rows.length, 0);
+  console.log(
+    `  anchor: the same ${rowCount} rows and their indexes with SQLite alone: ${floorSeconds.toFixed(2)} s = ${rate(floorSeconds)}; replay / anchor ${(floorSeconds / seconds).toFixed(2)}×`,
+  );
 }
-floor.exec(INDEXES);
-const floorSeconds = (performance.now() - floorStarted) / 1000;
-floor.close();
-const rowCount = rebuilt.reduce((n, [, , rows]) => n + rows.length, 0);
-console.log(
-  `anchor: writing the same ${rowCount} rows and their indexes with SQLite alone: ${floorSeconds.toFixed(2)} s = ${rate(floorSeconds)}; replay / anchor ${(floorSeconds / seconds).toFixed(2)}×`,
-);
-await store.close();
+
+await replay('tag log (written straight into the store)', await tagLog());
+await replay('server log (written through the API: 1 creation in 10 events, then PATCHes)', await serverLog());
