@@ -31,7 +31,7 @@ ${COPY_LOG_USAGE}`;
 /**
  * How far V8 lets its heap grow past what the last full collection found alive, in percent. Left to
  * itself, V8 picks up to 300% for a process that allocates as fast as this one does under writes:
- * with 100,000 servers (about 130 MB alive) the heap reached 280-410 MB and the process 420-530 MB.
+ * with 100,000 servers (about 130 MB alive) the heap reached 280-410 MB and the process 408-530 MB.
  * At 50% it stays near 220 MB (the process near 360 MB), with no loss of throughput or start-up time
  * measured (README, Benchmarks). A `--heap-growing-percent` given to node itself wins.
  */

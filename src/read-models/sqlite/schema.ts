@@ -22,15 +22,9 @@ CREATE TABLE IF NOT EXISTS list_snapshots_done (resource TEXT NOT NULL, position
   PRIMARY KEY (resource, position)) WITHOUT ROWID;`;
 
 /**
- * The indexes the change log's questions use: each filter with the position, so that a page of
- * changes is an index range, whatever the size of the log. Version rows are stored in the order of
- * the log within each resource (a list at a moment reads them as one range); one entry's versions
- * are found through `versions_entry`, which the queries name (INDEXED BY) so that the planner can
- * never trade it for a scan of the whole resource.
- *
- * In these, a new row's key lands at the end of its value's range (one of a few actors, types,
- * resources, or the time, then the position), so a file filled in bulk keeps them as it is written:
- * that work overlaps the fold, where the saving thread would otherwise wait for it.
+ * Indexes in which a new row's key lands at the end of its value's range (one of a few actors,
+ * types, resources, or the time, then the position): a file filled in bulk keeps them as it is
+ * written, work that overlaps the fold, where the saving thread would otherwise wait for it.
  */
 export const INDEXES_IN_LOG_ORDER = `
 CREATE INDEX IF NOT EXISTS changes_actor ON changes (actor, position);
@@ -49,4 +43,11 @@ CREATE INDEX IF NOT EXISTS changes_request ON changes (request_id, position);
 CREATE INDEX IF NOT EXISTS changes_entry ON changes (resource, entry_id, position);
 CREATE INDEX IF NOT EXISTS requests_time ON requests (at);`;
 
+/**
+ * The indexes the change log's questions use: each filter with the position, so that a page of
+ * changes is an index range, whatever the size of the log. Version rows are stored in the order of
+ * the log within each resource (a list at a moment reads them as one range); one entry's versions
+ * are found through `versions_entry`, which the queries name (INDEXED BY) so that the planner can
+ * never trade it for a scan of the whole resource.
+ */
 export const INDEXES = INDEXES_IN_LOG_ORDER + INDEXES_BY_KEY;
