@@ -5,27 +5,26 @@
 // parsing 4 MB answers in this same process on 2 cores would otherwise be what is measured.
 // Usage: npm run bench   (BENCH_SECONDS per scenario, default 5, after BENCH_WARMUP 1 s not counted;
 // BENCH_SIZE 10000; BENCH_LARGE 100000)
-import { type Load, load, rawGetLoad, type Scenario, seed, startFloor, startService, type Target } from './targets.js';
+import {
+  type Load,
+  load,
+  newServer,
+  rawGetLoad,
+  type Scenario,
+  SERVERS,
+  seed,
+  startFloor,
+  startService,
+  type Target,
+} from './targets.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
 const SIZE = Number(process.env.BENCH_SIZE ?? 10_000);
 const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
-const SERVERS = '/fr/api/config/servers';
-
-const server = (i: number) => ({
-  id_client: 99,
-  id_environment: 1,
-  name: `bench-${i}-${Math.random().toString(36).slice(2, 8)}`,
-  ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
-  port: 3306,
-  login: 'monitor',
-  passwd: 'secret',
-});
-
 /** Creates `count` servers through the API (ids 1..count on a new target). */
 const fill = (target: Target, count: number, from = 0) =>
-  seed(target.url, count, (i) => ({ method: 'POST', path: SERVERS, body: server(from + i) }));
+  seed(target.url, count, (i) => ({ method: 'POST', path: SERVERS, body: newServer(from + i) }));
 
 const random = (size: number) => 1 + Math.floor(Math.random() * size);
 let created = 0;
@@ -36,7 +35,7 @@ function scenarios(size: number): Scenario[] {
     { name: 'read-one', method: 'GET', request: () => ({ path: `${SERVERS}/${random(size)}` }) },
     { name: `list (${size.toLocaleString('en')})`, method: 'GET', request: () => ({ path: SERVERS }) },
     { name: 'patch', method: 'PATCH', request: patch },
-    { name: 'create', method: 'POST', request: () => ({ path: SERVERS, body: server(10_000_000 + created++) }) },
+    { name: 'create', method: 'POST', request: () => ({ path: SERVERS, body: newServer(10_000_000 + created++) }) },
   ];
 }
 

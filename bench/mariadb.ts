@@ -7,10 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { createConnection } from 'mysql2/promise';
 import { CONFIG_STREAM } from '../src/application/projector.js';
 import { MariadbEventStore } from '../src/event-store/mariadb/store.js';
-import { type Load, load, type Scenario, seed, startService, type Target } from './targets.js';
+import { type Load, load, newServer, type Scenario, SERVERS, seed, startService, type Target } from './targets.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const SERVERS = '/fr/api/config/servers';
 const base = process.env.MARIADB_BENCH_URL ?? 'mysql://root@127.0.0.1:3306/test';
 const name = `pmacontrol_bench_${randomBytes(4).toString('hex')}`;
 const url = Object.assign(new URL(base), { pathname: `/${name}` }).toString();
@@ -18,14 +17,6 @@ const admin = await createConnection({ uri: base });
 await admin.query(`CREATE DATABASE ${name}`);
 const env = { EVENT_STORE: 'mariadb', MARIADB_URL: url, CONFIG_SECRET_KEY: randomBytes(32).toString('hex') };
 
-const server = (i: number) => ({
-  id_client: 99,
-  id_environment: 1,
-  name: `m-${i}-${randomBytes(3).toString('hex')}`,
-  ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
-  login: 'monitor',
-  passwd: 'secret',
-});
 let made = 0;
 const patch: Scenario = {
   name: 'patch',
@@ -35,7 +26,7 @@ const patch: Scenario = {
 const create: Scenario = {
   name: 'create',
   method: 'POST',
-  request: () => ({ path: SERVERS, body: server(1e6 + made++) }),
+  request: () => ({ path: SERVERS, body: newServer(1e6 + made++) }),
 };
 const row = (label: string, l: Load) =>
   console.log(
@@ -64,9 +55,9 @@ async function visibility(a: Target, b: Target, rounds = 200) {
 
 try {
   const sqlite = await startService();
-  await seed(sqlite.url, 1000, (i) => ({ method: 'POST', path: SERVERS, body: server(i) }));
+  await seed(sqlite.url, 1000, (i) => ({ method: 'POST', path: SERVERS, body: newServer(i) }));
   const a = await startService(undefined, env);
-  await seed(a.url, 1000, (i) => ({ method: 'POST', path: SERVERS, body: server(i) }));
+  await seed(a.url, 1000, (i) => ({ method: 'POST', path: SERVERS, body: newServer(i) }));
   console.log(`node ${process.version}, ${SECONDS} s per row, 32 connections, 1,000 servers\n`);
   row('SQLite, one instance: patch', await load(sqlite, patch, SECONDS));
   row('SQLite, one instance: create', await load(sqlite, create, SECONDS));

@@ -15,7 +15,7 @@ import { RowWriter } from '../src/read-models/sqlite/rows.js';
 import { INDEXES, TABLES } from '../src/read-models/sqlite/schema.js';
 import { SqliteReadModelStore } from '../src/read-models/sqlite/store.js';
 import { scratchDir } from './lib.js';
-import { seed, startService } from './targets.js';
+import { newServer, SERVERS, seed, startService } from './targets.js';
 
 const total = Number(process.env.BENCH_EVENTS ?? 50_000);
 
@@ -50,22 +50,9 @@ async function tagLog(): Promise<string> {
 async function serverLog(): Promise<string> {
   const service = await startService();
   const servers = Math.max(1, Math.floor(total / 10));
-  const SERVERS = '/fr/api/config/servers';
-  await seed(service.url, servers, (i) => ({
-    method: 'POST',
-    path: SERVERS,
-    body: {
-      id_client: 99,
-      id_environment: 1,
-      name: `replay-${i}`,
-      ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
-      port: 3306,
-      login: 'monitor',
-      passwd: 'secret',
-    },
-  }));
+  await seed(service.url, servers, (i) => ({ method: 'POST', path: SERVERS, body: newServer(i) }));
   // The genesis events and the creations are in the log already.
-  const patches = Math.max(0, total - servers - 8);
+  const patches = Math.max(0, total - genesisEvents('0'.repeat(32)).length - servers);
   await seed(service.url, patches, (i) => ({
     method: 'PATCH',
     path: `${SERVERS}/${1 + (i % servers)}`,

@@ -2,6 +2,7 @@
 // the framework floor, each in a process of its own, and autocannon as the load generator.
 
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +10,23 @@ import autocannon from 'autocannon';
 import { scratchDir } from './lib.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The servers route every bench loads. */
+export const SERVERS = '/fr/api/config/servers';
+
+/**
+ * A valid new server, its address made from `i` (unique per `i` below 2^24); the name is `i` with a
+ * random suffix, unique on any target whatever it already holds.
+ */
+export const newServer = (i: number) => ({
+  id_client: 99,
+  id_environment: 1,
+  name: `bench-${i}-${randomBytes(3).toString('hex')}`,
+  ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+  port: 3306,
+  login: 'monitor',
+  passwd: 'secret',
+});
 
 export interface Target {
   name: string;
