@@ -42,8 +42,11 @@ export function encode(batch: ProjectionBatch): SaveJob {
   const made = new Map<EntryRecord, string>();
   const entries: (string | number | null)[] = [];
   for (const { resource, id, entry, tombstone } of batch.entries) {
-    const doc = entry ? JSON.stringify(entry) : null;
-    if (entry && doc !== null) made.set(entry, doc);
+    let doc: string | null = null;
+    if (entry) {
+      doc = JSON.stringify(entry);
+      made.set(entry, doc);
+    }
     entries.push(resource, id, doc);
     entries.push(tombstone?.version ?? null, tombstone?.created_at ?? null);
   }
