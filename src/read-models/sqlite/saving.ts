@@ -13,6 +13,17 @@ import { RowWriter } from './rows.js';
  */
 const LIST_SNAPSHOT_MIN = 1000;
 const LIST_SNAPSHOT_FACTOR = 10;
+
+/** Version rows of a resource since its last list snapshot was taken, and the size of that list. */
+export interface ListSince {
+  rows: number;
+  size: number;
+}
+
+/** Whether `count` more version rows make a resource's list snapshot due. */
+export const listDue = (since: ListSince, count: number) =>
+  since.rows + count >= Math.max(LIST_SNAPSHOT_MIN, LIST_SNAPSHOT_FACTOR * since.size);
+
 /** A save that failed is tried again this long after (or sooner, with the next save handed over). */
 const RETRY_MS = 1000;
 
@@ -34,6 +45,11 @@ export interface SaveJob {
   /** Version rows per resource: what makes a list snapshot due. */
   versionCounts: [string, number][];
   requests: RequestRow[];
+  /**
+   * The resources whose list snapshot is due at this job, when the sender decides it (a file filled
+   * in bulk: see BulkBatches); otherwise the saver does, from the counts it keeps in the file.
+   */
+  listsDue?: string[];
 }
 
 export function encode(batch: ProjectionBatch): SaveJob {
@@ -149,7 +165,7 @@ export class Saver {
         this.sql.changes.write(job.changes);
         this.sql.versions.write(job.versions);
         for (const row of job.requests) this.sql.request.run(row);
-        this.snapshotLists(job.versionCounts, job.revision + 1);
+        this.snapshotLists(job);
         if (job.secretKey) this.sql.setMeta.run('secret_key', job.secretKey);
         this.sql.setMeta.run('checkpoint', String(job.revision));
         this.sql.setMeta.run('checkpoint_digest', job.digest);
@@ -184,16 +200,17 @@ export class Saver {
   }
 
   /**
-   * Copies a resource's whole list once enough of its versions came since the last copy: a chunk at
-   * a time after this save (ListCopies), or at once in a file filled in bulk or in memory.
+   * Copies a resource's whole list once enough of its versions came since the last copy (or when the
+   * job says it is due): a chunk at a time after this save (ListCopies), or at once in a file filled
+   * in bulk or in memory.
    */
-  private snapshotLists(counts: [string, number][], position: number): void {
-    for (const [resource, count] of counts) {
+  private snapshotLists({ versionCounts, revision, listsDue }: SaveJob): void {
+    const position = revision + 1;
+    for (const [resource, count] of versionCounts) {
       const since = this.listSince(resource);
-      const rows = since.rows + count;
-      const due = rows >= Math.max(LIST_SNAPSHOT_MIN, LIST_SNAPSHOT_FACTOR * since.size);
+      const due = listsDue ? listsDue.includes(resource) : listDue(since, count);
       if (!due || this.listCopies?.busy(resource)) {
-        this.setListSince(resource, { rows, size: since.size });
+        this.setListSince(resource, { rows: since.rows + count, size: since.size });
         continue;
       }
       this.setListSince(resource, { rows: 0, size: since.size });
@@ -203,11 +220,11 @@ export class Saver {
   }
 
   /** Version rows of `resource` since its last list snapshot was taken, and the size of that list. */
-  private listSince(resource: string): { rows: number; size: number } {
+  private listSince(resource: string): ListSince {
     return JSON.parse(this.meta(`list:${resource}`) ?? '{"rows":0,"size":0}');
   }
 
-  private setListSince(resource: string, since: { rows: number; size: number }): void {
+  private setListSince(resource: string, since: ListSince): void {
     this.sql.setMeta.run(`list:${resource}`, JSON.stringify(since));
   }
 

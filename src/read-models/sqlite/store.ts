@@ -6,6 +6,7 @@ import type { EntryRecord } from '../../domain/shared/collection.js';
 import { emptyState } from '../../domain/state.js';
 import type { ChangeQuery, EntryThen, ProjectionBatch, ReadModelStore, StoredSnapshot } from '../port.js';
 import { SqliteAudit } from './audit.js';
+import { BulkBatches } from './bulk-batches.js';
 import { SaveThread } from './save-thread.js';
 import { encode, SaveQueue, Saver } from './saving.js';
 import { INDEXES, INDEXES_IN_LOG_ORDER, LAYOUT, TABLES } from './schema.js';
@@ -44,6 +45,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   private auditQueries?: SqliteAudit;
   /** Saves from a worker thread (a file in use), or on this connection (bulk, memory): see open(). */
   private saving!: SaveThread | SaveQueue;
+  /** A file filled in bulk holds the entries back until they are needed (see BulkBatches). */
+  private bulkBatches?: BulkBatches;
   /** Told of every failed save (the store tries it again): the last callback `save` was given. */
   private failed: (error: Error) => void = () => {};
 
@@ -71,6 +74,8 @@ export class SqliteReadModelStore implements ReadModelStore {
     const failed = (error: Error) => this.failed(error);
     const here = () => new SaveQueue(new Saver(this.db, this.inUse ? this.location : undefined), failed);
     this.saving = this.location === ':memory:' ? here() : new SaveThread(this.location, failed, here, this.bulk);
+    const saving = this.saving;
+    this.bulkBatches = this.bulk ? new BulkBatches((job) => saving.save(job)) : undefined;
     this.auditQueries = undefined;
   }
 
@@ -156,11 +161,13 @@ export class SqliteReadModelStore implements ReadModelStore {
    */
   save(batch: ProjectionBatch, failed: (error: Error) => void): void {
     this.failed = failed;
-    this.saving.save(encode(batch));
+    if (this.bulkBatches) this.bulkBatches.add(batch);
+    else this.saving.save(encode(batch));
   }
 
   /** Waits until every batch handed over so far is in the file (see SaveThread.settle). */
   settle(): void {
+    this.bulkBatches?.flush();
     if (this.saving instanceof SaveThread) this.saving.settle();
   }
 
@@ -240,6 +247,7 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   close(): void {
     if (!this.db.open) return;
+    this.bulkBatches?.flush();
     this.saving.close();
     if (this.bulk) {
       this.db.exec(INDEXES);

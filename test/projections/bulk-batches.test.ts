@@ -1,0 +1,106 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { VersionRow } from '../../projections/changes.js';
+import type { EntryState, ProjectionBatch } from '../../src/read-models/port.js';
+import { BulkBatches } from '../../src/read-models/sqlite/bulk-batches.js';
+import type { SaveJob } from '../../src/read-models/sqlite/saving.js';
+
+/**
+ * A rebuild holds entries back until a list snapshot needs them (it is copied from the entries in
+ * the file) or the end: every batch that makes one due must carry every entry changed since the
+ * last one sent, and the last batch whatever is still held.
+ */
+
+const it = suite('a rebuild holds entries back');
+
+let revision = 0;
+
+/** A batch of `rows` version rows of tags: the first `appear` of them create tags, `deleted` hard-deletes one. */
+function batch(rows: number, changed: EntryState[], appear = 0, deleted?: number): ProjectionBatch {
+  const versions: VersionRow[] = Array.from({ length: rows }, (_, i) => ({
+    resource: 'tags',
+    entry_id: i + 1,
+    revision: 1,
+    position: revision + 1,
+    diff: [],
+    ...(i < appear ? { appears: true as const } : {}),
+  }));
+  if (deleted) versions[rows - 1] = { ...versions[rows - 1], entry_id: deleted, deleted: true };
+  revision += rows;
+  return {
+    revision,
+    digest: 'd',
+    highWaterAt: '2026-01-01T00:00:00.000Z',
+    entries: changed,
+    lastIds: { tags: 100 },
+    changes: [],
+    versions,
+    requests: [],
+  };
+}
+
+const tag = (id: number, name: string): EntryState => ({
+  resource: 'tags',
+  id,
+  entry: { id, name, version: 1, created_at: 'c', updated_at: 'u' },
+});
+
+const doc = (id: number, name: string) => JSON.stringify(tag(id, name).entry);
+
+/** The entries a job writes: id and doc (null: deleted), in the order written. */
+const written = (job: SaveJob) => {
+  const out: [unknown, unknown][] = [];
+  for (let i = 0; i < job.entries.length; i += 5) out.push([job.entries[i + 1], job.entries[i + 2]]);
+  return out;
+};
+
+it('entries go with the batch that makes a list snapshot due, and with the last one', () => {
+  const jobs: SaveJob[] = [];
+  const batches = new BulkBatches((job) => jobs.push(job));
+  // 1,000 version rows of tags, 100 of them creations: a snapshot is due, of 100 tags.
+  batches.add(batch(1000, [tag(1, 'a'), tag(2, 'b')], 100));
+  assert.is(jobs.length, 1, 'a batch that makes a snapshot due is sent at once');
+  assert.equal(jobs[0].listsDue, ['tags']);
+  assert.equal(written(jobs[0]), [
+    [1, doc(1, 'a')],
+    [2, doc(2, 'b')],
+  ]);
+  // The next one is due 10 × 100 rows later: 600 rows are not enough, and the batch is kept.
+  batches.add(batch(600, [tag(5, 'e'), tag(1, 'a2')]));
+  assert.is(jobs.length, 1, 'the batch is kept until the next one');
+  batches.add(batch(400, [tag(7, 'g'), tag(5, 'e2')]));
+  assert.is(jobs.length, 3);
+  assert.equal([jobs[1].listsDue, written(jobs[1])], [[], []], 'entries sent before a snapshot needs them');
+  assert.equal(jobs[2].listsDue, ['tags']);
+  assert.equal(written(jobs[2]), [
+    [5, doc(5, 'e2')],
+    [1, doc(1, 'a2')],
+    [7, doc(7, 'g')],
+  ]);
+  // A hard delete, not due; the end sends it with what is held.
+  const tombstone = { version: 3, created_at: '2026-01-01T00:00:00.000Z' };
+  batches.add(batch(10, [{ resource: 'tags', id: 9, tombstone }], 0, 9));
+  assert.is(jobs.length, 3);
+  batches.flush();
+  assert.is(jobs.length, 4);
+  assert.equal([jobs[3].listsDue, written(jobs[3])], [[], [[9, null]]]);
+  assert.equal(jobs[3].entries.slice(3), [3, '2026-01-01T00:00:00.000Z']);
+  batches.flush();
+  assert.is(jobs.length, 4, 'nothing is sent twice');
+});
+
+it('the size of the list counts creations and hard deletes', () => {
+  const jobs: SaveJob[] = [];
+  const batches = new BulkBatches((job) => jobs.push(job));
+  // 1,000 rows: 300 creations, one hard delete: a snapshot of 299 tags is due; the next 2,990 rows later.
+  batches.add(batch(1000, [], 300, 1));
+  batches.add(batch(2989, []));
+  batches.add(batch(1, []));
+  batches.flush();
+  assert.equal(
+    jobs.map((job) => job.listsDue),
+    [['tags'], [], ['tags']],
+  );
+});
+
+it.run();
