@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { resourceOf } from '../../src/domain/resources.js';
-import { Collection, type EntryRecord, Journal } from '../../src/domain/shared/collection.js';
+import { Collection, type EntryRecord, Journal, keyHash } from '../../src/domain/shared/collection.js';
 import { random } from '../support/random.js';
 
 /**
@@ -89,6 +89,57 @@ test('indexes after 5,000 random changes are those of the final entries', () => 
       );
     }
   }
+});
+
+test('values that share a hash are told apart; case folds as toLowerCase does, past ASCII too', () => {
+  const tags = new Collection(resourceOf('tags'));
+  const [key] = resourceOf('tags').declaration.unique!;
+  const tag = (id: number, name: string) =>
+    ({
+      id,
+      name,
+      color: '#000000',
+      background: '#FFFFFF',
+      version: 1,
+      created_at: 'c',
+      updated_at: 'u',
+    }) as EntryRecord;
+  // Names until two share a hash (a 30-bit hash: a few tens of thousands of names).
+  const byHash = new Map<number, number>();
+  const names: string[] = [];
+  let pair: [number, number] | undefined;
+  for (let id = 1; !pair; id++) {
+    names[id] = `tag-${id}`;
+    const hash = keyHash(key, { name: names[id] });
+    if (byHash.has(hash)) pair = [byHash.get(hash)!, id];
+    byHash.set(hash, id);
+  }
+  const [a, b] = pair;
+  tags.put(a, tag(a, names[a]));
+  assert.is(tags.conflict({ name: names[b] }, -1), undefined, 'another value with the same hash is free');
+  tags.put(b, tag(b, names[b]));
+  assert.is(tags.conflict({ name: names[a].toUpperCase() }, -1)?.id, a);
+  assert.is(tags.conflict({ name: names[b] }, -1)?.id, b);
+  assert.is(tags.conflict({ name: names[b] }, b), undefined, 'an entry does not conflict with itself');
+  tags.put(a, undefined);
+  assert.is(tags.conflict({ name: names[a] }, -1), undefined);
+  assert.is(tags.conflict({ name: names[b] }, -1)?.id, b);
+  // The Kelvin sign lower-cases to an ASCII k: one value, whichever way it is written.
+  tags.put(7, tag(7, '\u212Aelvin'));
+  assert.is(tags.conflict({ name: 'kelvin' }, -1)?.id, 7);
+  assert.is(tags.conflict({ name: 'KELVIN' }, -1)?.id, 7);
+  tags.put(8, tag(8, 'Straße'));
+  assert.is(tags.conflict({ name: 'straße' }, -1)?.id, 8);
+  assert.is(tags.conflict({ name: 'strasse' }, -1), undefined);
+});
+
+test('a number and its text are two values of a key', () => {
+  const servers = new Collection(resourceOf('servers'));
+  const server = { id: 1, name: 'one', ip: '10.0.0.1', port: 3306, version: 1, created_at: 'c', updated_at: 'u' };
+  servers.put(1, server as EntryRecord);
+  assert.is(servers.conflict({ name: 'two', ip: '10.0.0.1', port: 3306 }, -1)?.id, 1);
+  assert.is(servers.conflict({ name: 'two', ip: '10.0.0.1', port: '3306' }, -1), undefined);
+  assert.is(servers.conflict({ name: 'two', ip: '10.0.0.1', port: 3306.5 }, -1), undefined);
 });
 
 test.run();

@@ -30,29 +30,73 @@ export class Journal {
   }
 }
 
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 16777619;
+
+/** Mixes `text`'s characters into `hash` (FNV-1a); A-Z as a-z when `fold`, for text already lower-cased or ASCII. */
+function mixText(hash: number, text: string, fold: boolean): number {
+  let h = hash;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h = Math.imul(h ^ (fold && c >= 65 && c <= 90 ? c + 32 : c), FNV_PRIME);
+  }
+  return h;
+}
+
+/** True when `text` has a character past ASCII (whose lower case only toLowerCase knows). */
+function beyondAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return true;
+  return false;
+}
+
 /**
- * One entry's value of a unique key, as text: each field's value, a string as its length and itself
- * (lower-cased where the key ignores case), anything else as JSON; "1" and 1 stay distinct, and no
- * two lists of values give one text. No array or JSON per string: start-up indexes every entry.
+ * A 30-bit hash of one entry's value of a unique key (a small integer: V8 keeps it in the hash
+ * table itself, where a text key is a pointer to follow and compare, and had to be built first).
+ * Equal values as `sameKey` sees them hash alike: a string by its characters (lower-cased where
+ * the key ignores case: ASCII folded in place, other text through toLowerCase), anything else as
+ * JSON, each behind a different tag so that "1" and 1 differ. Different values may share a hash:
+ * the index compares the entries themselves.
  */
-function keyOf(key: UniqueKey, entry: Record<string, unknown>): string {
-  let text = '';
+export function keyHash(key: UniqueKey, entry: Record<string, unknown>): number {
+  let h = FNV_OFFSET;
   for (const field of key.fields) {
     const value = entry[field];
     if (typeof value === 'string') {
-      const folded = key.caseInsensitive?.includes(field) ? value.toLowerCase() : value;
-      text += `s${folded.length}:${folded}`;
-    } else text += `j${JSON.stringify(value)}\u0000`;
+      const fold = key.caseInsensitive?.includes(field) ?? false;
+      h = mixText(Math.imul(h ^ 1, FNV_PRIME), fold && beyondAscii(value) ? value.toLowerCase() : value, fold);
+    } else if (typeof value === 'number' && (value | 0) === value)
+      h = Math.imul(Math.imul(h ^ 2, FNV_PRIME) ^ value, FNV_PRIME);
+    else h = mixText(Math.imul(h ^ 3, FNV_PRIME), JSON.stringify(value) ?? '', false);
+    h = Math.imul(h ^ 0xff, FNV_PRIME);
   }
-  return text;
+  return h & 0x3fffffff;
 }
 
-/** One unique key: value → id, with room for the duplicates an older log may hold. */
-class UniqueIndex {
-  private readonly ids = new ShardedMap<string, number>();
-  private readonly duplicates = new Map<string, Set<number>>();
+/** Whether two entries have the same value of a unique key (what `keyHash` hashes alike). */
+function sameKey(key: UniqueKey, a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  for (const field of key.fields) {
+    const [x, y] = [a[field], b[field]];
+    if (x === y) continue;
+    if (typeof x === 'string' && typeof y === 'string') {
+      if (!key.caseInsensitive?.includes(field) || x.toLowerCase() !== y.toLowerCase()) return false;
+    } else if (typeof x === 'string' || typeof y === 'string' || JSON.stringify(x) !== JSON.stringify(y)) return false;
+  }
+  return true;
+}
 
-  constructor(readonly key: UniqueKey) {}
+/**
+ * One unique key: the ids of the entries holding each value, found by the value's hash. Most hashes
+ * have one id; two when values collide, or when an older log holds the same value twice (the first
+ * holder then stays first, as its entries were indexed).
+ */
+class UniqueIndex {
+  private readonly ids = new ShardedMap<number, number | number[]>();
+
+  constructor(
+    readonly key: UniqueKey,
+    /** The entry as indexed, to compare values that share a hash. */
+    private readonly entryOf: (id: number) => Record<string, unknown> | undefined,
+  ) {}
 
   private applies(entry: Record<string, unknown>): boolean {
     return this.key.among?.(entry) ?? true;
@@ -60,25 +104,23 @@ class UniqueIndex {
 
   add(id: number, entry: Record<string, unknown>): void {
     if (!this.applies(entry)) return;
-    const value = keyOf(this.key, entry);
-    const holder = this.ids.get(value);
-    if (holder === undefined) this.ids.set(value, id);
-    else if (holder !== id) this.duplicates.set(value, (this.duplicates.get(value) ?? new Set()).add(id));
+    const hash = keyHash(this.key, entry);
+    const held = this.ids.get(hash);
+    if (held === undefined) this.ids.set(hash, id);
+    else if (typeof held === 'number') {
+      if (held !== id) this.ids.set(hash, [held, id]);
+    } else if (!held.includes(id)) held.push(id);
   }
 
   remove(id: number, entry: Record<string, unknown>): void {
     if (!this.applies(entry)) return;
-    const value = keyOf(this.key, entry);
-    const others = this.duplicates.get(value);
-    if (others?.delete(id)) return;
-    if (this.ids.get(value) !== id) return;
-    const [next] = others ?? [];
-    if (next === undefined) this.ids.delete(value);
-    else {
-      this.ids.set(value, next);
-      others!.delete(next);
+    const hash = keyHash(this.key, entry);
+    const held = this.ids.get(hash);
+    if (held === id) this.ids.delete(hash);
+    else if (typeof held === 'object') {
+      const rest = held.filter((other) => other !== id);
+      this.ids.set(hash, rest.length === 1 ? rest[0] : rest);
     }
-    if (others?.size === 0) this.duplicates.delete(value);
   }
 
   /** Whether an entry going from `a` to `b` changes its place in this index. */
@@ -89,11 +131,14 @@ class UniqueIndex {
   /** Another entry than `self` holding the candidate's value, if any. */
   holder(candidate: Record<string, unknown>, self: number): number | undefined {
     if (!this.applies(candidate)) return undefined;
-    const value = keyOf(this.key, candidate);
-    const id = this.ids.get(value);
-    if (id === undefined || id !== self) return id;
-    const [other] = this.duplicates.get(value) ?? [];
-    return other;
+    const held = this.ids.get(keyHash(this.key, candidate));
+    if (typeof held === 'number') return this.holds(held, candidate, self) ? held : undefined;
+    return held?.find((id) => this.holds(id, candidate, self));
+  }
+
+  private holds(id: number, candidate: Record<string, unknown>, self: number): boolean {
+    const entry = id === self ? undefined : this.entryOf(id);
+    return entry !== undefined && sameKey(this.key, entry, candidate);
   }
 }
 
@@ -113,7 +158,7 @@ export class Collection<E extends EntryRecord = EntryRecord> {
   private changes = 0;
 
   constructor(readonly resource: Resource) {
-    this.uniques = (resource.declaration.unique ?? []).map((key) => new UniqueIndex(key));
+    this.uniques = (resource.declaration.unique ?? []).map((key) => new UniqueIndex(key, (id) => this.byId.get(id)));
     for (const link of resource.references) this.referrers.set(link.field, new Map());
   }
 
