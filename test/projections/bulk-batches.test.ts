@@ -89,6 +89,28 @@ it('entries go with the batch that makes a list snapshot due, and with the last 
   assert.is(jobs.length, 4, 'nothing is sent twice');
 });
 
+it('an entry that appears is written with its batch; changes after it are held', () => {
+  const jobs: SaveJob[] = [];
+  const batches = new BulkBatches((job) => jobs.push(job));
+  batches.add(batch(1000, []));
+  // Tags 1 to 5 appear in this batch (tag 3 among them); tag 50 only changes.
+  batches.add(batch(10, [tag(3, 'c'), tag(50, 'x')], 5));
+  batches.add(batch(10, [tag(3, 'c2')]));
+  batches.flush();
+  assert.equal(jobs.map(written), [
+    [],
+    [[3, doc(3, 'c')]],
+    [
+      [50, doc(50, 'x')],
+      [3, doc(3, 'c2')],
+    ],
+  ]);
+  assert.equal(
+    jobs.map((job) => job.listsDue),
+    [['tags'], [], []],
+  );
+});
+
 it('the size of the list counts creations and hard deletes', () => {
   const jobs: SaveJob[] = [];
   const batches = new BulkBatches((job) => jobs.push(job));

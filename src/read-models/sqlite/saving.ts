@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { RequestRow } from '../../../projections/changes.js';
 import type { EntryRecord } from '../../domain/shared/collection.js';
-import type { ProjectionBatch } from '../port.js';
+import type { EntryState, ProjectionBatch } from '../port.js';
 import { ListCopies } from './list-copies.js';
 import { RowWriter } from './rows.js';
 
@@ -52,20 +52,29 @@ export interface SaveJob {
   listsDue?: string[];
 }
 
+/** Appends the entries' values to `values` (see SaveJob.entries); `made` keeps each entry's JSON. */
+export function encodeEntries(
+  states: Iterable<EntryState>,
+  values: (string | number | null)[],
+  made?: Map<EntryRecord, string>,
+): (string | number | null)[] {
+  for (const { resource, id, entry, tombstone } of states) {
+    let doc: string | null = null;
+    if (entry) {
+      doc = JSON.stringify(entry);
+      made?.set(entry, doc);
+    }
+    values.push(resource, id, doc);
+    values.push(tombstone?.version ?? null, tombstone?.created_at ?? null);
+  }
+  return values;
+}
+
 export function encode(batch: ProjectionBatch): SaveJob {
   // An entry saved is often also the snapshot of its last version (always, for one created in this
   // batch and not changed since): its JSON is made once for both.
   const made = new Map<EntryRecord, string>();
-  const entries: (string | number | null)[] = [];
-  for (const { resource, id, entry, tombstone } of batch.entries) {
-    let doc: string | null = null;
-    if (entry) {
-      doc = JSON.stringify(entry);
-      made.set(entry, doc);
-    }
-    entries.push(resource, id, doc);
-    entries.push(tombstone?.version ?? null, tombstone?.created_at ?? null);
-  }
+  const entries = encodeEntries(batch.entries, [], made);
   const changes: unknown[] = [];
   for (const row of batch.changes) {
     changes.push(row.position, row.type, row.at, row.hw_at, row.actor, row.request_id);
