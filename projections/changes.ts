@@ -108,11 +108,19 @@ export function redactDiff(resource: string, diff: DiffMember[]): DiffMember[] {
   );
 }
 
-/** The rows one event adds; `position` is the event's place in the log (its revision + 1). */
 /** Events that are bookkeeping, not changes: they are in the log, not in the change log. */
 const NOT_CHANGES = new Set(['RequestRecorded']);
 /** Events in the change log that leave the entry's version where it was (a key rotation's re-seal). */
 const NOT_VERSIONS = new Set(['SecretsResealed']);
+/** An event about an entry that changes nothing in it (a secret read): its data names the entry. */
+const NAMES_AN_ENTRY = 'SecretRevealed';
+
+/**
+ * The only events whose change row names an entry that has no version row at the same position.
+ * Every other change row's entry is its first effect, which has one: the versions' indexes find
+ * those, and the change log indexes these few alone by resource and entry (read-model schema).
+ */
+export const CHANGES_WITHOUT_VERSION: readonly string[] = [...NOT_VERSIONS, NAMES_AN_ENTRY];
 
 /** A request kept for its Idempotency-Key (its answer sealed), as the read models store it. */
 export interface RequestRow {
@@ -140,6 +148,7 @@ function requestOf(event: LoggedEvent): { request?: RequestRow } {
   };
 }
 
+/** The rows one event adds; `position` is the event's place in the log (its revision + 1). */
 export function rowsOf(
   event: LoggedEvent,
   effects: Effect[],
@@ -151,7 +160,7 @@ export function rowsOf(
   const { actor, request_id, at } = event.metadata;
   // An event about an entry that changes nothing (a secret read) names it in its data.
   const about =
-    own ?? (event.type === 'SecretRevealed' ? { resource: event.data.resource, id: event.data.id } : undefined);
+    own ?? (event.type === NAMES_AN_ENTRY ? { resource: event.data.resource, id: event.data.id } : undefined);
   const change: ChangeRow = {
     position,
     type: event.type,

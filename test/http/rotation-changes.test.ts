@@ -25,6 +25,14 @@ it('SecretsResealed: listed with its entry and no diff, values redacted; the his
       [change.resource, change.id, change.actor, change.data.values.passwd],
       ['servers', id, 'ops', '[redacted]'],
     );
+    for (const query of [`resource=servers&id=${id}`, 'resource=servers']) {
+      const found = await h.request('GET', `/fr/api/changes?${query}`);
+      assert.equal(
+        found.body.items.map((c: { type: string }) => c.type),
+        ['ServerCreated', 'SecretsResealed'],
+        query,
+      );
+    }
     const csv = await h.request('GET', '/fr/api/changes?type=SecretsResealed', { headers: { Accept: 'text/csv' } });
     assert.is(csv.status, 200);
     const history = await h.request('GET', `${BASE}/servers/${id}/history`);

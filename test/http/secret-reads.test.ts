@@ -35,6 +35,12 @@ it('a secrets token reads a password and a private key; each read is a SecretRev
       changes.body.items.map((c: Record<string, unknown>) => [c.type, c.resource, c.id, c.actor, c.request_id]),
       [['SecretRevealed', 'servers', server.body.id, 'platform', 'read-1']],
     );
+    // Found by resource, with or without the id, beside the changes that made versions of the entry.
+    for (const query of [`resource=servers&id=${server.body.id}`, 'resource=servers', 'resource=servers&order=desc']) {
+      const found = await h.request('GET', `/fr/api/changes?${query}`);
+      const types = found.body.items.map((c: { type: string }) => c.type);
+      assert.equal(query.endsWith('desc') ? types.reverse() : types, ['ServerCreated', 'SecretRevealed'], query);
+    }
     const all = JSON.stringify((await h.store.readAll()).map((e) => [e.data, e.metadata]));
     const changeLog = (await h.request('GET', '/fr/api/changes?limit=1000')).text;
     for (const text of [all, changeLog]) {

@@ -12,6 +12,7 @@ import {
 import type { ResourceName } from '../../domain/resources.js';
 import type { EntryRecord } from '../../domain/shared/collection.js';
 import type { AuditReader, ChangeQuery, EntryThen } from '../port.js';
+import { WITHOUT_VERSION } from './schema.js';
 
 export interface ChangeRecord extends Omit<ChangeRow, 'data'> {
   data: string;
@@ -227,8 +228,9 @@ export class SqliteAudit implements AuditReader {
 
   /**
    * With a resource (and an id): the changes whose entry, or one of the entries they changed in
-   * passing, is that one. The next PAGE candidate positions come from both tables' indexes; the
-   * other filters then keep some of them, and the next page starts after the last candidate.
+   * passing, is that one. The next PAGE candidate positions come from the entry's version rows and
+   * from the few change rows whose entry has none (`changes_entry`, a partial index); the other
+   * filters then keep some of them, and the next page starts after the last candidate.
    */
   private entryPage(query: ChangeQuery, cursor: number | undefined): { rows: ChangeRecord[]; last?: number } {
     const desc = query.order === 'desc';
@@ -239,9 +241,9 @@ export class SqliteAudit implements AuditReader {
     // One entry's versions come in revision order, which is the log's order.
     const versionOrder = one ? `ORDER BY revision ${desc ? 'DESC' : ''} LIMIT ${PAGE}` : order;
     const versions = `versions ${one ? 'INDEXED BY versions_entry' : ''}`;
-    const changes = `changes INDEXED BY ${one ? 'changes_entry' : 'changes_resource'}`;
-    const side = (table: string, sideOrder: string) =>
-      `SELECT position FROM ${table} WHERE resource = ? ${entry} ${bound} ${sideOrder}`;
+    const changes = 'changes INDEXED BY changes_entry';
+    const side = (table: string, sideOrder: string, only = '') =>
+      `SELECT position FROM ${table} WHERE resource = ? ${entry} ${bound} ${only} ${sideOrder}`;
     const sideParams = [
       query.resource,
       ...(query.id === undefined ? [] : [query.id]),
@@ -249,7 +251,7 @@ export class SqliteAudit implements AuditReader {
     ];
     const candidates = this.db
       .prepare(
-        `SELECT position FROM (${side(versions, versionOrder)}) UNION SELECT position FROM (${side(changes, order)}) ${order}`,
+        `SELECT position FROM (${side(versions, versionOrder)}) UNION SELECT position FROM (${side(changes, order, `AND ${WITHOUT_VERSION}`)}) ${order}`,
       )
       .pluck()
       .all(...sideParams, ...sideParams) as number[];
