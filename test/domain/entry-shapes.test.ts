@@ -6,6 +6,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import type { EntryRecord } from '../../src/domain/shared/collection.js';
+import { stamped } from '../../src/domain/shared/effects.js';
 
 test('created, patched and replaced servers share one hidden class per shape, with fast properties', async () => {
   const { stdout } = await promisify(execFile)(
@@ -24,6 +26,27 @@ test('created, patched and replaced servers share one hidden class per shape, wi
   assert.is(seen.sameMap[0][3], '1', 'two created servers share their hidden class');
   assert.is(seen.sameMap[1].slice(1), '11011', 'patched and replaced servers share theirs');
   assert.ok(new Set(seen.sameMap).size <= 2, `at most two hidden classes among six servers: ${seen.sameMap}`);
+});
+
+test('an updated entry is the entry with its changes, its keys in the same order, whatever its shape', () => {
+  const spread = (entry: EntryRecord, changes: Record<string, unknown>, at: string) =>
+    JSON.stringify({ ...entry, ...changes, version: entry.version + 1, updated_at: at });
+  const server = { id: 7, name: 'db', port: 3306, tags: [1], version: 3, created_at: 'c', updated_at: 'u' };
+  const tag = { id: 2, name: 't', color: '#000000', version: 1, created_at: 'c', updated_at: 'u' };
+  const odd = { id: 1, 'not an identifier': 'x', '"quoted"': 'y', version: 1, updated_at: 'u' };
+  // Shapes interleaved: each copy follows its own entry's keys, never another shape's.
+  for (const [entry, changes] of [
+    [server, { port: 3307 }],
+    [tag, { color: '#FFFFFF', name: 'u' }],
+    [server, { tags: [1, 2] }],
+    [odd, { 'not an identifier': 'z' }],
+    [tag, { extra: true }],
+  ] as [EntryRecord, Record<string, unknown>][]) {
+    const next = stamped(entry, changes, 'now');
+    assert.is(JSON.stringify(next), spread(entry, changes, 'now'));
+    assert.is.not(next, entry);
+  }
+  assert.is(server.port, 3306, 'the entry itself is left as it was');
 });
 
 test.run();

