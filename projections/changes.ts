@@ -59,26 +59,36 @@ export const SNAPSHOT_EVERY = 16;
 const same = (a: unknown, b: unknown) =>
   a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
 
-const compared = new Map<string, readonly string[]>();
+type Differ = (before?: EntryRecord, after?: EntryRecord) => DiffMember[];
+const differs = new Map<string, Differ>();
 
-/** The fields a diff compares: the declared ones, and the soft-delete flag (worked out once per resource). */
-function comparedFields(resource: string): readonly string[] {
-  let fields = compared.get(resource);
-  if (!fields) {
+/**
+ * The diff of one resource's entries: its declared fields, and the soft-delete flag, compared one
+ * after another by a function compiled once per resource (as ajv compiles a schema), in which each
+ * field is read by its own name: a loop over the names reads each through a lookup by a key that
+ * changes at every turn, four times as slow on a server's 25 fields (a replay diffs every event).
+ */
+function differOf(resource: string): Differ {
+  let differ = differs.get(resource);
+  if (!differ) {
     const declared = collectionOf(resource);
-    fields = declared.declaration.deletion === 'soft' ? [...declared.fieldNames, 'is_deleted'] : declared.fieldNames;
-    compared.set(resource, fields);
+    const fields =
+      declared.declaration.deletion === 'soft' ? [...declared.fieldNames, 'is_deleted'] : declared.fieldNames;
+    const steps = fields.map((field, i) => {
+      const key = JSON.stringify(field);
+      return `was = before === undefined ? null : (before[${key}] ?? null);
+        is = after === undefined ? null : (after[${key}] ?? null);
+        if (!same(was, is)) members.push({ field: fields[${i}], before: was, after: is });`;
+    });
+    const body = `return (before, after) => { const members = []; let was, is; ${steps.join('\n')} return members; };`;
+    differ = new Function('same', 'fields', body)(same, fields) as Differ;
+    differs.set(resource, differ);
   }
-  return fields;
+  return differ;
 }
 
 export function diffOf(resource: string, before?: EntryRecord, after?: EntryRecord): DiffMember[] {
-  const members: DiffMember[] = [];
-  for (const field of comparedFields(resource)) {
-    const [was, is] = [before?.[field] ?? null, after?.[field] ?? null];
-    if (!same(was, is)) members.push({ field, before: was, after: is });
-  }
-  return members;
+  return differOf(resource)(before, after);
 }
 
 /** The event's data with its secrets (also inside `changes` and `values`) replaced by `[redacted]`. */

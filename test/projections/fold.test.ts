@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { rowsOf } from '../../projections/changes.js';
+import { diffOf, rowsOf } from '../../projections/changes.js';
 import { evolve } from '../../src/domain/evolve.js';
+import { collectionOf } from '../../src/domain/resources.js';
 import { emptyState } from '../../src/domain/state.js';
 import { fold, logged, serverCreated, tagCreated } from '../support/given.js';
 
@@ -98,6 +99,37 @@ it('rows: a change per event, a version per entry changed, diffs with before and
     { field: 'port', before: 3306, after: 1 },
     { field: 'passwd', before: 'v1:sealed', after: 'v1:other' },
   ]);
+});
+
+it('diffs: every declared field and the soft-delete flag, null for absent, arrays by their content', () => {
+  const { state } = fold(serverCreated(1, { tags: [1, 2] }), tagCreated(1));
+  const server = state.collections.servers.get(1)!;
+  const tag = state.collections.tags.get(1)!;
+  // What the diff is meant to be, written plainly.
+  const expected = (resource: string, before?: Record<string, unknown>, after?: Record<string, unknown>) => {
+    const fields = [...collectionOf(resource).fieldNames, ...(resource === 'servers' ? ['is_deleted'] : [])];
+    return fields.flatMap((field) => {
+      const [was, is] = [before?.[field] ?? null, after?.[field] ?? null];
+      return JSON.stringify(was) === JSON.stringify(is) ? [] : [{ field, before: was, after: is }];
+    });
+  };
+  const cases: [string, Record<string, unknown> | undefined, Record<string, unknown> | undefined][] = [
+    ['servers', undefined, server],
+    ['servers', server, undefined],
+    ['servers', server, { ...server, tags: [1, 2] }],
+    ['servers', server, { ...server, tags: [2, 1], port: null, is_deleted: true, version: 9 }],
+    ['tags', tag, { ...tag, name: 'other' }],
+    ['tags', undefined, tag],
+  ];
+  for (const [resource, before, after] of cases) {
+    const diff = diffOf(resource, before as never, after as never);
+    assert.equal(diff, expected(resource, before, after));
+  }
+  assert.equal(diffOf('servers', server, { ...server, tags: [1, 2] } as never), [], 'equal arrays are no change');
+  assert.equal(
+    diffOf('servers', server, { ...server, port: null, is_deleted: true } as never).map((m) => m.field),
+    ['port', 'is_deleted'],
+  );
 });
 
 it.run();
