@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import type { EntryRecord } from '../../src/domain/shared/collection.js';
 import { stamped } from '../../src/domain/shared/effects.js';
 
-test('created, patched and replaced servers share one hidden class per shape, with fast properties', async () => {
+test('created, patched and replaced servers share one hidden class, with fast properties', async () => {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     ['--allow-natives-syntax', '--import', 'tsx', 'test/fixtures/entry-shapes.ts'],
@@ -23,9 +23,9 @@ test('created, patched and replaced servers share one hidden class per shape, wi
   // Servers 1 and 4 as created; 2 and 5 patched; 3 and 6 replaced (PUT).
   assert.equal(seen.versions, [1, 2, 2, 1, 2, 2]);
   assert.equal(seen.fast, [true, true, true, true, true, true]);
-  assert.is(seen.sameMap[0][3], '1', 'two created servers share their hidden class');
-  assert.is(seen.sameMap[1].slice(1), '11011', 'patched and replaced servers share theirs');
-  assert.ok(new Set(seen.sameMap).size <= 2, `at most two hidden classes among six servers: ${seen.sameMap}`);
+  // Created (entryOf), patched (stamped) and replaced: object literals with the same keys in the
+  // same order, so one hidden class for the six.
+  assert.equal(seen.sameMap, Array(6).fill('111111'), 'created, patched and replaced servers share one hidden class');
 });
 
 test('an updated entry is the entry with its changes, its keys in the same order, whatever its shape', () => {
