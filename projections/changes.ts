@@ -96,15 +96,24 @@ export function redactData(resource: string | undefined, data: Record<string, un
   if (!resource) return data;
   const secrets = collectionOf(resource).secretFields;
   if (secrets.length === 0) return data;
+  // Copied only where a secret is there to hide: most events carry none (a PATCH of a port).
   const redact = (values: Record<string, unknown>) => {
-    const copy = { ...values };
-    for (const field of secrets) if (field in copy && copy[field] !== null) copy[field] = REDACTED;
-    return copy;
+    let copy: Record<string, unknown> | undefined;
+    for (const field of secrets) {
+      if (!(field in values) || values[field] === null) continue;
+      copy ??= { ...values };
+      copy[field] = REDACTED;
+    }
+    return copy ?? values;
   };
-  const copy = redact(data);
+  let copy = redact(data);
   for (const nested of ['changes', 'values']) {
-    if (copy[nested] && typeof copy[nested] === 'object')
-      copy[nested] = redact(copy[nested] as Record<string, unknown>);
+    const inner = copy[nested];
+    if (!inner || typeof inner !== 'object') continue;
+    const hidden = redact(inner as Record<string, unknown>);
+    if (hidden === inner) continue;
+    if (copy === data) copy = { ...data };
+    copy[nested] = hidden;
   }
   return copy;
 }
@@ -171,27 +180,24 @@ export function rowsOf(
   // An event about an entry that changes nothing (a secret read) names it in its data.
   const about =
     own ?? (event.type === NAMES_AN_ENTRY ? { resource: event.data.resource, id: event.data.id } : undefined);
-  const change: ChangeRow = {
-    position,
-    type: event.type,
-    at,
-    hw_at: highWaterAt,
-    actor,
-    request_id,
-    ...(about ? { resource: about.resource as never, entry_id: about.id as number } : {}),
-    data: redactData(own?.resource, event.data),
-  };
-  const versions = (NOT_VERSIONS.has(event.type) ? [] : effects).map((effect): VersionRow => {
+  // Rows made field by field, not by spreading optional parts: a replay makes two per event.
+  const data = redactData(own?.resource, event.data);
+  const change: ChangeRow = { position, type: event.type, at, hw_at: highWaterAt, actor, request_id, data };
+  if (about) {
+    change.resource = about.resource as string;
+    change.entry_id = about.id as number;
+  }
+  const versions = (NOT_VERSIONS.has(event.type) ? [] : effects).map((effect) => {
+    const { resource, id, revision, before, after } = effect;
+    const row: VersionRow = { resource, entry_id: id, revision, position, diff: diffOf(resource, before, after) };
+    if (!after) row.deleted = true;
+    if (after && !before) row.appears = true;
     // A full copy at every creation (or return after a hard delete), and every SNAPSHOT_EVERY revisions.
-    const keep = effect.after && (!effect.before || effect.revision % SNAPSHOT_EVERY === 0);
-    const snapshot = keep ? { snapshot: effect.after } : {};
-    const diff = diffOf(effect.resource, effect.before, effect.after);
-    const deleted = effect.after ? {} : { deleted: true as const };
-    const appears = effect.after && !effect.before ? { appears: true as const } : {};
-    const row = { resource: effect.resource, entry_id: effect.id, revision: effect.revision, position, diff };
-    return { ...row, ...deleted, ...appears, ...snapshot };
+    if (after && (!before || revision % SNAPSHOT_EVERY === 0)) row.snapshot = after;
+    return row;
   });
-  return { change, versions, ...requestOf(event) };
+  const { request } = requestOf(event);
+  return request ? { change, versions, request } : { change, versions };
 }
 
 /** One item of an entry's history: the event, and what it changed in that entry. */

@@ -95,6 +95,9 @@ it('rows: a change per event, a version per entry changed, diffs with before and
   assert.ok(first.versions[0].snapshot, 'a creation keeps a snapshot');
   const second = rowsOf(changed, evolve(state, changed), changed.metadata.at);
   assert.equal(second.change!.data, { id: 1, changes: { passwd: '[redacted]', port: 1 } });
+  assert.equal(changed.data, { id: 1, changes: { passwd: 'v1:other', port: 1 } }, 'the event itself keeps its value');
+  const [portOnly] = logged([{ type: 'ServerUpdated', data: { id: 1, changes: { port: 2 } } }], 2);
+  assert.equal(rowsOf(portOnly, evolve(state, portOnly), 'now').change!.data, { id: 1, changes: { port: 2 } });
   assert.equal(second.versions[0].diff, [
     { field: 'port', before: 3306, after: 1 },
     { field: 'passwd', before: 'v1:sealed', after: 'v1:other' },
