@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { EntryRecord } from '../../src/domain/shared/collection.js';
-import { stamped } from '../../src/domain/shared/effects.js';
+import { entryOf, stamped } from '../../src/domain/shared/effects.js';
 
 test('created, patched and replaced servers share one hidden class, with fast properties', async () => {
   const { stdout } = await promisify(execFile)(
@@ -47,6 +47,22 @@ test('an updated entry is the entry with its changes, its keys in the same order
     assert.is.not(next, entry);
   }
   assert.is(server.port, 3306, 'the entry itself is left as it was');
+});
+
+test('a "__proto__" key in a log is a field of the entry, never its prototype', () => {
+  const parsed = JSON.parse('{"id": 1, "__proto__": {"polluted": true}, "version": 1, "updated_at": "u"}');
+  const changes = JSON.parse('{"__proto__": {"polluted": "again"}}');
+  const made = [
+    entryOf(parsed, { version: 1 }),
+    stamped(parsed, { name: 'x' }, 'now'),
+    stamped({ id: 2, version: 1 } as EntryRecord, changes, 'now'),
+  ];
+  for (const entry of made) {
+    assert.is(Object.getPrototypeOf(entry), Object.prototype);
+    assert.is((entry as { polluted?: unknown }).polluted, undefined);
+    assert.ok(Object.hasOwn(entry, '__proto__'), JSON.stringify(entry));
+  }
+  assert.is(JSON.stringify(made[1]), JSON.stringify({ ...parsed, name: 'x', version: 2, updated_at: 'now' }));
 });
 
 test.run();
