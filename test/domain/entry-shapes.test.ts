@@ -65,4 +65,14 @@ test('a "__proto__" key in a log is a field of the entry, never its prototype', 
   assert.is(JSON.stringify(made[1]), JSON.stringify({ ...parsed, name: 'x', version: 2, updated_at: 'now' }));
 });
 
+test('past the bound on shapes, entries are still made whole and in order', () => {
+  for (let i = 0; i < 300; i++) {
+    const parts = [
+      { id: i, [`field_${i}`]: i },
+      { version: 1, id: -i },
+    ];
+    assert.is(JSON.stringify(entryOf(...parts)), JSON.stringify(Object.assign({}, ...parts)));
+  }
+});
+
 test.run();
