@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { ResourceName } from '../domain/resources.js';
 import type { Collection, EntryRecord } from '../domain/shared/collection.js';
 import { ShardedWeakMap } from '../domain/shared/sharded.js';
-import { present } from './present.js';
+import { presentJson } from './present.js';
 
 /**
  * Each entry's JSON, made once per version of the entry and shared by every request that shows it.
@@ -13,7 +13,7 @@ const serialised = new ShardedWeakMap<EntryRecord, string>();
 export function entryJson(resource: ResourceName, entry: EntryRecord): string {
   let json = serialised.get(entry);
   if (json === undefined) {
-    json = JSON.stringify(present(resource, entry));
+    json = presentJson(resource, entry);
     serialised.set(entry, json);
   }
   return json;
