@@ -22,6 +22,11 @@ it('data survives a restart; the restart loads the stored read models, deleted i
   await send(first.url, 'DELETE', `${BASE}/tags/${gone.body.id}`);
   assert.is(await first.stop(), 0);
   assert.match(first.output(), /"msg":"stopped"/);
+  // The previous layout kept an index of the change log by time: opening the file drops it, and
+  // nothing is folded again for that (asserted below).
+  const previous = new Database(join(dataDir, 'read-models.sqlite'));
+  previous.exec('CREATE INDEX changes_time ON changes (hw_at, position)');
+  previous.close();
   const second = await spawnService({ DATA_DIR: dataDir });
   try {
     // genesis (0–7), two tags and a delete (8–10): started at the stored checkpoint, nothing folded again
@@ -43,6 +48,8 @@ it('data survives a restart; the restart loads the stored read models, deleted i
     const stored = () => checkpoint.prepare("SELECT value FROM meta WHERE name = 'checkpoint'").get();
     for (let i = 0; i < 100 && (stored() as { value: string }).value !== '11'; i++) await pause(50);
     assert.equal(stored(), { value: '11' });
+    const indexes = checkpoint.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'changes_time'");
+    assert.equal(indexes.all(), [], 'the retired index is dropped');
     checkpoint.close();
   } finally {
     await second.stop();

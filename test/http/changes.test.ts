@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { CONFIG_STREAM } from '../../src/application/projector.js';
 import { BASE, type Harness, startHarness } from '../support/harness.js';
 
 const it = suite<{ h: Harness }>('the change log: GET /fr/api/changes');
@@ -183,6 +184,79 @@ it('CSV: a header row and one row per diff member, RFC 4180 quoting', async ({ h
   const untag = rows.find((row) => row.includes(',TagDeleted,servers,'))!;
   assert.match(untag, new RegExp(`,tags,"\\[${a},${b}\\]",\\[${b}\\]$`), 'quoted only when it holds a comma');
   assert.ok(rows.some((row) => row.endsWith(',passwd,,[redacted]')));
+});
+
+/** Every change of the log, page after page. */
+async function allChanges(h: Harness): Promise<{ position: number; at: string }[]> {
+  const rows: { position: number; at: string }[] = [];
+  for (let page = `${CHANGES}?limit=100`; page; ) {
+    const body = (await h.request('GET', page)).body;
+    rows.push(...body.items);
+    page = body.next;
+  }
+  return rows;
+}
+
+/**
+ * The reference for times: the latest time so far at each position, over every event of the log
+ * (those with no change row too), as the projector keeps it in hw_at; read plainly, row after row.
+ */
+async function latestTimes(h: Harness): Promise<Map<number, string>> {
+  const events = await h.store.readStream(CONFIG_STREAM, { fromRevision: 0, maxCount: 10_000 });
+  const highAt = new Map<number, string>();
+  let high = '';
+  for (const event of events) {
+    const at = (event.metadata as { at: string }).at;
+    high = at > high ? at : high;
+    highAt.set(event.revision + 1, high);
+  }
+  return highAt;
+}
+
+it('times are found by bisecting the positions: a clock that goes back, positions with no change row', async () => {
+  // Every fifth reading of the clock is 7 s behind the one before: event times are not in log order.
+  let reads = 0;
+  const clock = {
+    now: () => new Date(Date.parse('2026-03-01T00:00:00.000Z') + 1000 * ++reads - (reads % 5 === 0 ? 7000 : 0)),
+  };
+  const h = await startHarness({ clock });
+  try {
+    for (let i = 0; i < 40; i++) {
+      await h.request('POST', `${BASE}/tags`, { body: tag(`t${i}`) });
+      // The same values again under an Idempotency-Key: a position in the log with no change row.
+      if (i % 7 === 3)
+        await h.request('PATCH', `${BASE}/tags/1`, { body: { name: 't0' }, headers: { 'Idempotency-Key': `k${i}` } });
+    }
+    const rows = await allChanges(h);
+    const positions = rows.map((r) => r.position);
+    assert.ok(
+      positions.some((p, i) => i > 0 && p > positions[i - 1] + 1),
+      'some positions hold no change row',
+    );
+    assert.ok(
+      rows.some((r, i) => i > 0 && r.at < rows[i - 1].at),
+      'some change comes before the one ahead of it in time',
+    );
+    const highAt = await latestTimes(h);
+    const highs = positions.map((p) => highAt.get(p)!);
+    const shift = (at: string, ms: number) => new Date(Date.parse(at) + ms).toISOString();
+    const probes = [...new Set(rows.flatMap((r) => [shift(r.at, -1), r.at, shift(r.at, 1)]))];
+    probes.push('2000-01-01T00:00:00.000Z', '2999-01-01T00:00:00.000Z');
+    for (const time of probes) {
+      const later = highs.findIndex((hw) => hw > time);
+      const expected = later === -1 ? positions[positions.length - 1] : positions[later] - 1;
+      const list = (await h.request('GET', `${BASE}/tags?at=${encodeURIComponent(time)}&limit=1`)).body;
+      assert.is(list.as_of.position, expected, `the list at ${time}`);
+      const since = (await h.request('GET', `${CHANGES}?since=${encodeURIComponent(time)}&limit=1000`)).body;
+      assert.equal(
+        since.items.map((c: { position: number }) => c.position),
+        rows.filter((r) => r.at >= time).map((r) => r.position),
+        `changes since ${time}`,
+      );
+    }
+  } finally {
+    await h.close();
+  }
 });
 
 it.run();

@@ -34,14 +34,19 @@ export const WITHOUT_VERSION = `type IN (${CHANGES_WITHOUT_VERSION.map((type) =>
 
 /**
  * Indexes in which a new row's key lands at the end of its value's range (one of a few actors or
- * types, or the time, then the position): a file filled in bulk keeps them as it is
- * written, work that overlaps the fold, where the saving thread would otherwise wait for it.
+ * types, then the position): a file filled in bulk keeps them as it is written, work that
+ * overlaps the fold, where the saving thread would otherwise wait for it. The change log has no
+ * index by time: `hw_at` never decreases along the positions, so a time is found by bisecting the
+ * primary key (see SqliteAudit).
  */
 export const INDEXES_IN_LOG_ORDER = `
 CREATE INDEX IF NOT EXISTS changes_actor ON changes (actor, position);
 CREATE INDEX IF NOT EXISTS changes_type ON changes (type, position);
-CREATE INDEX IF NOT EXISTS changes_time ON changes (hw_at, position);
 CREATE INDEX IF NOT EXISTS versions_position ON versions (position);`;
+
+/** Indexes of earlier layouts no query uses any more, dropped when a file is opened (nothing to rebuild). */
+export const RETIRED_INDEXES = `
+DROP INDEX IF EXISTS changes_time;`;
 
 /**
  * In these, new keys land anywhere (a request, an entry): a file filled in bulk builds them once

@@ -9,7 +9,7 @@ import { SqliteAudit } from './audit.js';
 import { BulkBatches } from './bulk-batches.js';
 import { SaveThread } from './save-thread.js';
 import { encode, SaveQueue, Saver } from './saving.js';
-import { INDEXES, INDEXES_IN_LOG_ORDER, LAYOUT, TABLES } from './schema.js';
+import { INDEXES, INDEXES_IN_LOG_ORDER, LAYOUT, RETIRED_INDEXES, TABLES } from './schema.js';
 
 /** SQLite errors that mean the file cannot be used as read models: it is set aside and rebuilt. */
 const DAMAGED = /^SQLITE_(NOTADB|CORRUPT|CANTOPEN|IOERR)/;
@@ -103,6 +103,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       this.db.pragma(`user_version = ${LAYOUT}`);
     }
     this.db.exec(TABLES);
+    this.db.exec(RETIRED_INDEXES);
     this.db.exec(this.bulk ? INDEXES_IN_LOG_ORDER : INDEXES);
   }
 
