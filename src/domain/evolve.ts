@@ -110,7 +110,7 @@ function secretKeyRecorded(state: ConfigState, event: LoggedEvent, journal?: Jou
 function secretsResealed(state: ConfigState, event: LoggedEvent, journal?: Journal): Effect[] {
   const col = state.collections[event.data.resource as CollectionName];
   const entry = existing(col, event);
-  return [change(col, entry.id, { ...entry, ...(event.data.values as Record<string, unknown>) }, journal)];
+  return [change(col, entry.id, entryOf(entry, event.data.values as Record<string, unknown>), journal)];
 }
 
 export type { Effect } from './shared/effects.js';

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import type { EntryRecord } from '../../src/domain/shared/collection.js';
 import { entryOf, stamped } from '../../src/domain/shared/effects.js';
 
-test('created, patched and replaced servers share one hidden class, with fast properties', async () => {
+test('created, patched, replaced and re-sealed servers share one hidden class, with fast properties', async () => {
   const { stdout } = await promisify(execFile)(
     process.execPath,
     ['--allow-natives-syntax', '--import', 'tsx', 'test/fixtures/entry-shapes.ts'],
@@ -19,6 +19,7 @@ test('created, patched and replaced servers share one hidden class, with fast pr
     versions: number[];
     sameMap: string[];
     fast: boolean[];
+    resealed: string;
   };
   // Servers 1 and 4 as created; 2 and 5 patched; 3 and 6 replaced (PUT).
   assert.equal(seen.versions, [1, 2, 2, 1, 2, 2]);
@@ -26,6 +27,8 @@ test('created, patched and replaced servers share one hidden class, with fast pr
   // Created (entryOf), patched (stamped) and replaced: object literals with the same keys in the
   // same order, so one hidden class for the six.
   assert.equal(seen.sameMap, Array(6).fill('111111'), 'created, patched and replaced servers share one hidden class');
+  // A key rotation's re-sealed entries too, with fast properties.
+  assert.is(seen.resealed, '111111');
 });
 
 test('an updated entry is the entry with its changes, its keys in the same order, whatever its shape', () => {
