@@ -3,8 +3,12 @@
 // write scenarios at 100 and at 100,000 servers. Every answer must be 2xx, or the row says so.
 // The list (about 4 MB at 10,000 servers) is loaded by a client that only counts bytes: autocannon
 // parsing 4 MB answers in this same process on 2 cores would otherwise be what is measured.
-// Usage: npm run bench   (BENCH_SECONDS per scenario, default 5, after BENCH_WARMUP 1 s not counted;
-// BENCH_SIZE 10000; BENCH_LARGE 100000)
+// Each comparison runs BENCH_ROUNDS rounds (default 3), the two sides in turn, the first side
+// changing at each round: this VM's speed drifts within a minute, so a single pair of runs can put
+// one side on a faster moment. A row gives the medians, the median of the rounds' ratios and their
+// range, and the worst p99 of the rounds.
+// Usage: npm run bench   (BENCH_SECONDS per run, default 5, after BENCH_WARMUP 1 s not counted;
+// BENCH_ROUNDS 3; BENCH_SIZE 10000; BENCH_LARGE 100000)
 import {
   type Load,
   load,
@@ -20,6 +24,7 @@ import {
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const SIZE = Number(process.env.BENCH_SIZE ?? 10_000);
 const LARGE = Number(process.env.BENCH_LARGE ?? 100_000);
 /** Creates `count` servers through the API (ids 1..count on a new target). */
@@ -53,31 +58,76 @@ const row = (cells: (string | number)[]) =>
   console.log(cells.map((c, i) => (i === 0 ? String(c).padEnd(22) : String(c).padStart(12))).join(''));
 const fmt = (n: number) => Math.round(n).toLocaleString('en');
 const ms = (n: number) => `${n} ms`;
+const median = (values: number[]) => {
+  const sorted = [...values].sort((x, y) => x - y);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+/** Two sides measured over ROUNDS rounds, in turn, the one that goes first changing at each round. */
+interface Rounds {
+  a: Load[];
+  b: Load[];
+  /** b's req/s over a's, round by round. */
+  ratios: number[];
+}
+
+async function inRounds(
+  a: () => Promise<Load>,
+  b: () => Promise<Load>,
+  between?: () => Promise<void>,
+): Promise<Rounds> {
+  const result: Rounds = { a: [], b: [], ratios: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 2 === 0) {
+      result.a.push(await a());
+      result.b.push(await b());
+    } else {
+      result.b.push(await b());
+      result.a.push(await a());
+    }
+    result.ratios.push(result.b[round].rps / result.a[round].rps);
+    await between?.();
+  }
+  return result;
+}
+
+const rps = (loads: Load[]) => fmt(median(loads.map((l) => l.rps)));
+const p50 = (loads: Load[]) => ms(median(loads.map((l) => l.p50)));
+const p99 = (loads: Load[]) => ms(Math.max(...loads.map((l) => l.p99)));
+const failed = (loads: Load[]) => loads.reduce((n, l) => n + l.failed, 0);
+const ratio = ({ ratios }: Rounds) => `${median(ratios).toFixed(2)}×`;
+const range = ({ ratios }: Rounds) =>
+  ratios.length > 1 ? `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}` : '';
 
 async function compare(service: Target, floor: Target) {
-  row(['scenario', 'service', 'floor', 'ratio', 'p50', 'p99', 'floor p99']);
+  row(['scenario', 'service', 'floor', 'ratio', 'range', 'p50', 'p99', 'floor p99']);
   const run = (target: Target, scenario: Scenario, seconds = SECONDS): Promise<Load> =>
     scenario.name.startsWith('list') ? rawGetLoad(target, SERVERS, seconds) : load(target, scenario, seconds);
+  const show = (name: string, r: Rounds) => {
+    const lost = failed(r.a) + failed(r.b);
+    const flag = lost > 0 ? `  (${failed(r.b)}+${failed(r.a)} failed)` : '';
+    row([name, rps(r.b), rps(r.a), ratio(r), range(r), p50(r.b), p99(r.b), p99(r.a) + flag]);
+  };
   for (const scenario of scenarios(SIZE)) {
     // The same load for WARMUP seconds first, not counted: both sides measured with their code warm.
     await run(service, scenario, WARMUP);
     await run(floor, scenario, WARMUP);
-    const a = await run(service, scenario);
-    const b = await run(floor, scenario);
-    const flag = a.failed + b.failed > 0 ? `  (${a.failed}+${b.failed} failed)` : '';
-    row([
+    show(
       scenario.name,
-      fmt(a.rps),
-      fmt(b.rps),
-      `${(a.rps / b.rps).toFixed(2)}×`,
-      ms(a.p50),
-      ms(a.p99),
-      ms(b.p99) + flag,
-    ]);
+      await inRounds(
+        () => run(floor, scenario),
+        () => run(service, scenario),
+      ),
+    );
   }
-  const a = await mixed(service, SIZE);
-  const b = await mixed(floor, SIZE);
-  row(['mixed 90/10', fmt(a.rps), fmt(b.rps), `${(a.rps / b.rps).toFixed(2)}×`, ms(a.p50), ms(a.p99), ms(b.p99)]);
+  show(
+    'mixed 90/10',
+    await inRounds(
+      () => mixed(floor, SIZE),
+      () => mixed(service, SIZE),
+    ),
+  );
 }
 
 /**
@@ -91,7 +141,7 @@ async function eventLoopDelay(target: Target): Promise<number> {
 
 async function bySize() {
   console.log(`\nwrites by inventory size (service only; ratio: at ${LARGE.toLocaleString('en')} / at 100)`);
-  row(['scenario', 'at 100', `at ${LARGE.toLocaleString('en')}`, 'ratio', 'p99 small', 'p99 large']);
+  row(['scenario', 'at 100', `at ${LARGE.toLocaleString('en')}`, 'ratio', 'range', 'p99 small', 'p99 large']);
   const small = await startService();
   await fill(small, 100);
   const large = await startService();
@@ -106,11 +156,18 @@ async function bySize() {
     };
     await load(small, scenario, WARMUP);
     await load(large, onLarge, WARMUP);
-    const a = await load(small, scenario, SECONDS);
+    let delay = 0;
     await eventLoopDelay(large); // starts the service's record afresh
-    const b = await load(large, onLarge, SECONDS);
-    row([scenario.name, fmt(a.rps), fmt(b.rps), `${(b.rps / a.rps).toFixed(2)}×`, ms(a.p99), ms(b.p99)]);
-    delays.push(`${scenario.name} ${(await eventLoopDelay(large)).toFixed(1)} ms`);
+    const r = await inRounds(
+      () => load(small, scenario, SECONDS),
+      () => load(large, onLarge, SECONDS),
+      // The record covers the runs on the small one too: the large one is idle then.
+      async () => {
+        delay = Math.max(delay, await eventLoopDelay(large));
+      },
+    );
+    row([scenario.name, rps(r.a), rps(r.b), ratio(r), range(r), p99(r.a), p99(r.b)]);
+    delays.push(`${scenario.name} ${delay.toFixed(1)} ms`);
   }
   console.log(`largest event-loop delay during those runs at ${LARGE.toLocaleString('en')}: ${delays.join(', ')}`);
   console.log(`seeding ${LARGE.toLocaleString('en')} servers through the API: ${fmt(LARGE / seeding)} creates/s`);
@@ -130,7 +187,7 @@ async function startup(dataDir: string) {
 }
 
 console.log(
-  `node ${process.version}, ${SECONDS} s per scenario after ${WARMUP} s of warm-up, 32 connections, ${SIZE.toLocaleString('en')} servers\n`,
+  `node ${process.version}, ${ROUNDS} rounds of ${SECONDS} s per side and scenario after ${WARMUP} s of warm-up, 32 connections, ${SIZE.toLocaleString('en')} servers\n`,
 );
 const [service, floor] = await Promise.all([startService(), startFloor()]);
 await Promise.all([fill(service, SIZE), fill(floor, SIZE)]);
