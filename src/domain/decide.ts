@@ -36,14 +36,34 @@ function checkEntry(state: ConfigState, resource: Resource, next: Values, id: nu
   if (errors.length > 0) throw new ValidationFailed(errors);
 }
 
+type MakeCreated = (id: number, fields: Values) => Values;
+const creationMakers = new Map<Resource, MakeCreated>();
+
+/**
+ * A creation event's data: the id, then exactly the resource's fields in declaration order (replays
+ * compare byte for byte). One object literal compiled per resource: Object.fromEntries and a spread
+ * took about 2.5 us for a server, the literal a tenth of that.
+ */
+function createdData(resource: Resource, id: number, fields: Values): Values {
+  let make = creationMakers.get(resource);
+  if (!make) {
+    const members = resource.fieldNames.map((field) => {
+      // A literal would take this key for the prototype; declarations never use it.
+      if (field === '__proto__') throw new Error(`${resource.name}: a field cannot be named __proto__`);
+      return `${JSON.stringify(field)}: fields[${JSON.stringify(field)}]`;
+    });
+    make = new Function('id', 'fields', `return { id, ${members.join(', ')} };`) as MakeCreated;
+    creationMakers.set(resource, make);
+  }
+  return make(id, fields);
+}
+
 function decideCreate(command: Of<'create'>, state: ConfigState): DomainEvent[] {
   const resource = resourceOf(command.resource);
   const id = allocateId(state.collections[command.resource], command.id);
   const fields = command.fields as Values;
   checkEntry(state, resource, fields, id);
-  // The event holds exactly the resource's fields, in declaration order: replays compare byte for byte.
-  const data = Object.fromEntries(resource.fieldNames.map((field) => [field, fields[field]]));
-  return [{ type: resource.events.created, data: { id, ...data } }];
+  return [{ type: resource.events.created, data: createdData(resource, id, fields) }];
 }
 
 /** The references a soft-deleted entry needs before it can be live again, reported on `is_deleted`. */

@@ -1,6 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Fields } from '../../src/domain/commands.js';
+import type { Command, Fields } from '../../src/domain/commands.js';
+import { decide } from '../../src/domain/decide.js';
+import { resourceOf } from '../../src/domain/resources.js';
 import type { Sealed } from '../../src/domain/shared/fields.js';
 import { clientCreated, given, serverCreated, tagCreated } from '../support/given.js';
 
@@ -16,6 +18,18 @@ it('create allocates the next id above every id ever used', () => {
   given(tagCreated(1), tagCreated(4), { type: 'TagDeleted', data: { id: 4 } })
     .when({ kind: 'create', resource: 'tags', fields: tag('new') })
     .thenEmits([{ type: 'TagCreated', data: { id: 5, ...tag('new') } }]);
+});
+
+it("a creation's data is the id, then every declared field in declaration order, whatever order it came in", () => {
+  const world = given();
+  for (const resource of ['tags', 'servers'] as const) {
+    const fields: Record<string, unknown> = resource === 'tags' ? tag('ordered') : serverFields(0);
+    // Reversed, with a member that is no field of the resource.
+    const reversed = Object.fromEntries([...Object.entries(fields).reverse(), ['not_a_field', 1]]);
+    const [event] = decide({ kind: 'create', resource, fields: reversed } as Command, world.state);
+    assert.equal(Object.keys(event.data), ['id', ...resourceOf(resource).fieldNames]);
+    for (const field of resourceOf(resource).fieldNames) assert.is(event.data[field], fields[field], field);
+  }
 });
 
 it('create with the id of a deleted entry is a conflict', () => {
