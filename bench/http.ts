@@ -100,7 +100,22 @@ const ratio = ({ ratios }: Rounds) => `${median(ratios).toFixed(2)}×`;
 const range = ({ ratios }: Rounds) =>
   ratios.length > 1 ? `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}` : '';
 
-async function compare(service: Target, floor: Target) {
+/**
+ * How many servers a target holds (the create rounds add some), from its list's total.
+ */
+async function serverCount(target: Target): Promise<number> {
+  return ((await (await fetch(`${target.url}${SERVERS}?limit=1`)).json()) as { total: number }).total;
+}
+
+/** RSS and how many servers it is for, read after the PATCH rounds: before the create rounds add servers. */
+const memory = async (target: Target) => ({ rss: target.rss(), servers: await serverCount(target) });
+const memoryLine = (what: string, m: { rss: number; servers: number }) =>
+  console.log(
+    `${what} RSS with ${m.servers.toLocaleString('en')} servers, after the PATCH rounds: ${m.rss.toFixed(0)} MiB`,
+  );
+
+async function compare(service: Target, floor: Target): Promise<{ rss: number; servers: number }> {
+  let afterPatch = { rss: 0, servers: 0 };
   row(['scenario', 'service', 'floor', 'ratio', 'range', 'p50', 'p99', 'floor p99']);
   const run = (target: Target, scenario: Scenario, seconds = SECONDS): Promise<Load> =>
     scenario.name.startsWith('list') ? rawGetLoad(target, SERVERS, seconds) : load(target, scenario, seconds);
@@ -120,6 +135,7 @@ async function compare(service: Target, floor: Target) {
         () => run(service, scenario),
       ),
     );
+    if (scenario.method === 'PATCH') afterPatch = await memory(service);
   }
   show(
     'mixed 90/10',
@@ -128,6 +144,7 @@ async function compare(service: Target, floor: Target) {
       () => mixed(service, SIZE),
     ),
   );
+  return afterPatch;
 }
 
 /**
@@ -149,6 +166,7 @@ async function bySize() {
   await fill(large, LARGE);
   const seeding = (performance.now() - started) / 1000;
   const delays: string[] = [];
+  let afterPatch = { rss: 0, servers: 0 };
   for (const scenario of [scenarios(100)[2], scenarios(100)[3]]) {
     const onLarge = {
       ...scenario,
@@ -168,20 +186,22 @@ async function bySize() {
     );
     row([scenario.name, rps(r.a), rps(r.b), ratio(r), range(r), p99(r.a), p99(r.b)]);
     delays.push(`${scenario.name} ${delay.toFixed(1)} ms`);
+    if (scenario.method === 'PATCH') afterPatch = await memory(large);
   }
   console.log(`largest event-loop delay during those runs at ${LARGE.toLocaleString('en')}: ${delays.join(', ')}`);
   console.log(`seeding ${LARGE.toLocaleString('en')} servers through the API: ${fmt(LARGE / seeding)} creates/s`);
-  console.log(`RSS with ${LARGE.toLocaleString('en')} servers: ${large.rss().toFixed(0)} MiB`);
+  memoryLine('service', afterPatch);
+  const held = await serverCount(large);
   await small.stop();
   await large.stop();
-  return large.dataDir;
+  return { dataDir: large.dataDir, servers: held };
 }
 
-async function startup(dataDir: string) {
+async function startup({ dataDir, servers }: { dataDir: string; servers: number }) {
   const started = performance.now();
   const again = await startService(dataDir);
   console.log(
-    `start-up on that data directory (stored read models): ${((performance.now() - started) / 1000).toFixed(2)} s`,
+    `start-up on that data directory (${servers.toLocaleString('en')} servers after the create rounds, stored read models): ${((performance.now() - started) / 1000).toFixed(2)} s`,
   );
   await again.stop();
 }
@@ -191,7 +211,6 @@ console.log(
 );
 const [service, floor] = await Promise.all([startService(), startFloor()]);
 await Promise.all([fill(service, SIZE), fill(floor, SIZE)]);
-await compare(service, floor);
-console.log(`service RSS with ${SIZE.toLocaleString('en')} servers: ${service.rss().toFixed(0)} MiB`);
+memoryLine('service', await compare(service, floor));
 await Promise.all([service.stop(), floor.stop()]);
 await startup(await bySize());
