@@ -10,11 +10,12 @@ import { presentJson } from './present.js';
  */
 const serialised = new ShardedWeakMap<EntryRecord, string>();
 
-export function entryJson(resource: ResourceName, entry: EntryRecord): string {
+/** An entry's JSON, from the cache or made; `keep: false` makes it without caching it. */
+export function entryJson(resource: ResourceName, entry: EntryRecord, keep = true): string {
   let json = serialised.get(entry);
   if (json === undefined) {
     json = presentJson(resource, entry);
-    serialised.set(entry, json);
+    if (keep) serialised.set(entry, json);
   }
   return json;
 }

@@ -21,6 +21,16 @@ export function entryBody(resource: ResourceName, head: object, entry: EntryReco
   return `{${before}"item":${entryJson(resource, entry)}${after}}`;
 }
 
+/**
+ * A write's answer: the entry as written, from the cache if a read put it there, else made and not
+ * kept. Most versions a write makes are replaced before anything reads them; keeping their JSON
+ * kept a string and a weak-map entry per write alive into the old generation, whose collections
+ * cost more the larger the inventory.
+ */
+function writtenBody(resource: ResourceName, head: object, entry: EntryRecord): string {
+  return `{${JSON.stringify(head).slice(1, -1)},"item":${entryJson(resource, entry, false)}}`;
+}
+
 /** Runs a configuration write (with its Idempotency-Key, if any) and sends `respond(result)`. */
 function run<R extends ResourceName>(
   ctx: Context,
@@ -47,7 +57,7 @@ export async function create<R extends ResourceName>(ctx: Context, resource: R, 
   const { value, raw } = await readJson(ctx);
   const { id, input } = deps.validator.parse(resource, 'create', value);
   await run(ctx, deps, raw, { kind: 'create', resource, id, input }, (result) =>
-    jsonResponse(201, entryBody(resource, { id: result.id, resource }, result.entry!), {
+    jsonResponse(201, writtenBody(resource, { id: result.id, resource }, result.entry!), {
       Location: `${CONFIG_BASE}/${resource}/${result.id}`,
       ETag: etag(result.entry!),
     }),
@@ -65,7 +75,7 @@ export async function change<R extends ResourceName>(
   const { value, raw } = await readJson(ctx);
   const { input, restore } = deps.validator.parse(resource, kind, value, id);
   await run(ctx, deps, raw, { kind, resource, id, input, expected: expected(ctx), restore }, (result) =>
-    jsonResponse(200, entryBody(resource, { id, resource, updated: true, changed: result.changed }, result.entry!), {
+    jsonResponse(200, writtenBody(resource, { id, resource, updated: true, changed: result.changed }, result.entry!), {
       ETag: etag(result.entry!),
     }),
   );
@@ -86,7 +96,7 @@ export async function revert<R extends ResourceName>(ctx: Context, resource: R, 
   const { value, raw } = await readJson(ctx);
   const toVersion = parseRevertBody(value);
   await run(ctx, deps, raw, { kind: 'revert', resource, id, toVersion, expected: expected(ctx) }, (result) =>
-    jsonResponse(200, entryBody(resource, { id, resource, reverted_to: toVersion }, result.entry!), {
+    jsonResponse(200, writtenBody(resource, { id, resource, reverted_to: toVersion }, result.entry!), {
       ETag: etag(result.entry!),
     }),
   );
