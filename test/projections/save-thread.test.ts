@@ -21,9 +21,9 @@ import { tempDir } from '../support/process.js';
 
 const it = suite('read models saved from a worker thread');
 
-function setUp() {
+function setUp(saveHoldMs?: number) {
   const location = join(tempDir(), 'read-models.sqlite');
-  const readModels = new SqliteReadModelStore(location);
+  const readModels = new SqliteReadModelStore(location, undefined, false, saveHoldMs);
   const errors: Error[] = [];
   const projector = new Projector(new InMemoryEventStore(), readModels, (error) => errors.push(error));
   /** Another connection to the same file, as a second instance or an operator would have. */
@@ -71,6 +71,22 @@ it('a save returns before it is written; the next question of the store waits fo
   assert.is(checkpoint(), -1, 'not written yet: the lock is held');
   other.exec('COMMIT');
   assert.is(stored(), 3, 'the question waited for the save handed over before it');
+  assert.equal(errors, []);
+  readModels.close();
+});
+
+it('saves are held for the next ones and written together; a question has them written at once', () => {
+  // Held far longer than a question would wait (10 s): only being told to write them makes it see them.
+  const { readModels, other, errors, fold, checkpoint, stored } = setUp(60_000);
+  const commits = () => other.pragma('data_version', { simple: true });
+  const before = commits();
+  fold(1);
+  fold(2);
+  fold(3);
+  assert.is(checkpoint(), -1, 'held: nothing written yet');
+  assert.is(commits(), before, 'no commit by the worker yet');
+  assert.is(stored(), 6, 'the question had the three saves written');
+  assert.is(checkpoint(), 5);
   assert.equal(errors, []);
   readModels.close();
 });

@@ -17,6 +17,13 @@ const SETTLE_LIMIT_MS = 10_000;
 export const MAX_UNSAVED = { inUse: 64, bulk: 4 };
 
 /**
+ * How long the worker holds a job of a file in use for the ones after it, to write them all in one
+ * transaction (see SaveQueue); a wait for a job held (`settle`, a question of the store) has them
+ * written at once. A file filled in bulk is written as its jobs come.
+ */
+export const SAVE_HOLD_MS = 1000;
+
+/**
  * The worker's entry. The compiled build runs `save-worker.js` as it is; under tsx (tests, `npm run
  * dev`) a worker does not inherit the main thread's loader, so the entry registers tsx first.
  */
@@ -63,13 +70,14 @@ export class SaveThread {
     private readonly fallback: () => SaveQueue,
     /** A new file filled in one go (see SqliteReadModelStore): the worker writes it without journal or sync. */
     bulk = false,
+    holdMs = bulk ? 0 : SAVE_HOLD_MS,
   ) {
     this.maxUnsaved = bulk ? MAX_UNSAVED.bulk : MAX_UNSAVED.inUse;
     const channel = new MessageChannel();
     this.failures = channel.port1;
     this.failures.on('message', (failure: Failure) => this.report(failure));
     this.failures.unref();
-    this.worker = startWorker({ location, counters: this.counters, bulk, failures: channel.port2 });
+    this.worker = startWorker({ location, counters: this.counters, bulk, failures: channel.port2, holdMs });
     this.worker.on('error', (error) => this.failed(error));
     this.worker.on('exit', () => {
       if (!this.closing) this.takeOver();
@@ -101,6 +109,8 @@ export class SaveThread {
    */
   private wait(seq: number): void {
     const until = performance.now() + SETTLE_LIMIT_MS;
+    // Jobs the worker holds for the ones after them: written now, since someone waits for them.
+    if (!this.inProcess && Atomics.load(this.counters, SAVED) < seq) this.worker.postMessage({ hurry: true });
     for (;;) {
       const saved = Atomics.load(this.counters, SAVED);
       if (this.inProcess || saved >= seq || Atomics.load(this.counters, CLOSED) === 1) break;

@@ -6,11 +6,12 @@ import { CLOSED, FAILING, SAVED } from './save-thread.js';
 import { type SaveJob, SaveQueue, Saver } from './saving.js';
 import { INDEXES } from './schema.js';
 
-const { location, counters, bulk, failures } = workerData as {
+const { location, counters, bulk, failures, holdMs } = workerData as {
   location: string;
   counters: Int32Array;
   bulk: boolean;
   failures: MessagePort;
+  holdMs: number;
 };
 const db = new Database(location, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
@@ -31,11 +32,12 @@ const queue = new SaveQueue(
     Atomics.store(counters, FAILING, 1);
     Atomics.notify(counters, SAVED);
   },
-  () => {
+  (count) => {
     Atomics.store(counters, FAILING, 0);
-    Atomics.add(counters, SAVED, 1);
+    Atomics.add(counters, SAVED, count);
     Atomics.notify(counters, SAVED);
   },
+  holdMs,
 );
 
 // However the thread ends (asked to, or by an error), a main thread waiting on it is woken.
@@ -45,8 +47,9 @@ process.on('exit', () => {
   Atomics.notify(counters, SAVED);
 });
 
-parentPort!.on('message', (message: { job: SaveJob } | { close: true }) => {
+parentPort!.on('message', (message: { job: SaveJob } | { hurry: true } | { close: true }) => {
   if ('job' in message) return queue.save(message.job);
+  if ('hurry' in message) return queue.hurry();
   queue.close();
   // A file filled in bulk gets its indexes here, where its pages are in the cache (the main thread's
   // close finds them made), then its journal.

@@ -164,24 +164,36 @@ export class Saver {
     }
   }
 
-  save(job: SaveJob): void {
-    this.dueLists = [];
-    this.db
-      .transaction(() => {
-        // Another instance sharing this store got there first, with the same fold.
-        if (Number(this.meta('checkpoint') ?? -1) >= job.revision) return;
-        this.saveEntries(job);
-        this.sql.changes.write(job.changes);
-        this.sql.versions.write(job.versions);
-        for (const row of job.requests) this.sql.request.run(row);
-        this.snapshotLists(job);
-        if (job.secretKey) this.sql.setMeta.run('secret_key', job.secretKey);
-        this.sql.setMeta.run('checkpoint', String(job.revision));
-        this.sql.setMeta.run('checkpoint_digest', job.digest);
-        this.sql.setMeta.run('high_water_at', job.highWaterAt);
-      })
-      .immediate();
-    for (const [resource, position] of this.dueLists) this.listCopies!.start(resource, position);
+  /**
+   * Writes the jobs, in order, in one transaction; or in more, when a job makes a list snapshot due
+   * in a file in use: the transaction ends with that job, so that the copy, which starts after the
+   * commit, sees the entries as they were at its position.
+   */
+  save(jobs: SaveJob[]): void {
+    let next = 0;
+    while (next < jobs.length) {
+      this.dueLists = [];
+      this.db
+        .transaction(() => {
+          while (next < jobs.length && this.dueLists.length === 0) this.saveOne(jobs[next++]);
+        })
+        .immediate();
+      for (const [resource, position] of this.dueLists) this.listCopies!.start(resource, position);
+    }
+  }
+
+  private saveOne(job: SaveJob): void {
+    // Another instance sharing this store got there first, with the same fold.
+    if (Number(this.meta('checkpoint') ?? -1) >= job.revision) return;
+    this.saveEntries(job);
+    this.sql.changes.write(job.changes);
+    this.sql.versions.write(job.versions);
+    for (const row of job.requests) this.sql.request.run(row);
+    this.snapshotLists(job);
+    if (job.secretKey) this.sql.setMeta.run('secret_key', job.secretKey);
+    this.sql.setMeta.run('checkpoint', String(job.revision));
+    this.sql.setMeta.run('checkpoint_digest', job.digest);
+    this.sql.setMeta.run('high_water_at', job.highWaterAt);
   }
 
   /** Abandons the list copies under way. */
@@ -248,42 +260,59 @@ export class Saver {
 }
 
 /**
- * Save jobs written in the order they came. One that fails stays first: `failed` hears of it, and it
- * is tried again RETRY_MS later, or as soon as another job comes. `saved` hears of each job written.
+ * Save jobs written in the order they came. With `holdMs`, a job waits that long for the ones after
+ * it, and all of them are written in one transaction (`hurry` writes them at once): at 100,000
+ * servers each save rewrote, for every PATCH, a page of the entries and a page of the index of
+ * versions by entry, at random places; a transaction a second writes each of those pages once for
+ * all the changes that fell on it. A job that fails stays first: `failed` hears of it, and it is
+ * tried again RETRY_MS later, or as soon as another job comes. `saved(n)` hears of every n jobs
+ * written.
  */
 export class SaveQueue {
   private readonly jobs: SaveJob[] = [];
-  private retry?: NodeJS.Timeout;
+  private timer?: NodeJS.Timeout;
+  private failing = false;
 
   constructor(
     private readonly saver: Saver,
     private readonly failed: (error: Error) => void,
-    private readonly saved: () => void = () => {},
+    private readonly saved: (count: number) => void = () => {},
+    private readonly holdMs = 0,
   ) {}
 
   save(job: SaveJob): void {
     this.jobs.push(job);
-    this.drain();
+    if (this.failing || this.holdMs === 0) this.drain();
+    else this.timer ??= setTimeout(() => this.drain(), this.holdMs);
+  }
+
+  /** Writes the jobs held, now (while saves fail, they are tried again at their own pace). */
+  hurry(): void {
+    if (!this.failing && this.jobs.length > 0) this.drain();
   }
 
   private drain(): void {
-    clearTimeout(this.retry);
-    this.retry = undefined;
-    while (this.jobs.length > 0) {
-      try {
-        this.saver.save(this.jobs[0]);
-      } catch (error) {
-        this.failed(error as Error);
-        this.retry = setTimeout(() => this.drain(), RETRY_MS).unref();
-        return;
-      }
-      this.jobs.shift();
-      this.saved();
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.jobs.length === 0) return;
+    try {
+      this.saver.save(this.jobs);
+    } catch (error) {
+      this.failing = true;
+      this.failed(error as Error);
+      this.timer = setTimeout(() => this.drain(), RETRY_MS).unref();
+      return;
     }
+    this.failing = false;
+    const count = this.jobs.length;
+    this.jobs.length = 0;
+    this.saved(count);
   }
 
+  /** Writes the jobs held (a save that keeps failing is given up: the log still has its events). */
   close(): void {
-    clearTimeout(this.retry);
+    if (!this.failing) this.drain();
+    clearTimeout(this.timer);
     this.saver.close();
   }
 }

@@ -59,6 +59,8 @@ export class SqliteReadModelStore implements ReadModelStore {
      * journal (WAL) on. Never for a file in use.
      */
     private readonly bulk = false,
+    /** How long the worker holds a save for the next ones (see SAVE_HOLD_MS). */
+    private readonly saveHoldMs?: number,
   ) {
     this.recovering(() => this.open());
   }
@@ -73,7 +75,8 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.sql = statements(this.db);
     const failed = (error: Error) => this.failed(error);
     const here = () => new SaveQueue(new Saver(this.db, this.inUse ? this.location : undefined), failed);
-    this.saving = this.location === ':memory:' ? here() : new SaveThread(this.location, failed, here, this.bulk);
+    this.saving =
+      this.location === ':memory:' ? here() : new SaveThread(this.location, failed, here, this.bulk, this.saveHoldMs);
     const saving = this.saving;
     this.bulkBatches = this.bulk ? new BulkBatches((job) => saving.save(job)) : undefined;
     this.auditQueries = undefined;
