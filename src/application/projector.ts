@@ -13,7 +13,7 @@ export const CONFIG_STREAM = 'pmacontrol-config';
 const BATCH = 1000;
 /**
  * Folded rows wait at most this long, or until there are this many, before they are handed to the
- * store in one batch, instead of one per write (the SQLite store then writes the batches of about a
+ * store in one batch, instead of one per write (the SQLite store then writes the batches of half a
  * second in one transaction: see SAVE_HOLD_MS). Memory (which GET routes serve) is always current;
  * queries on the stored read models save what waits first (see `settled`), and rows lost to a crash
  * are folded again from the log at start-up.

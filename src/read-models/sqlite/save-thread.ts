@@ -21,7 +21,7 @@ export const MAX_UNSAVED = { inUse: 64, bulk: 4 };
  * transaction (see SaveQueue); a wait for a job held (`settle`, a question of the store) has them
  * written at once. A file filled in bulk is written as its jobs come.
  */
-export const SAVE_HOLD_MS = 1000;
+export const SAVE_HOLD_MS = 500;
 
 /**
  * The worker's entry. The compiled build runs `save-worker.js` as it is; under tsx (tests, `npm run

@@ -263,10 +263,10 @@ export class Saver {
  * Save jobs written in the order they came. With `holdMs`, a job waits that long for the ones after
  * it, and all of them are written in one transaction (`hurry` writes them at once): at 100,000
  * servers each save rewrote, for every PATCH, a page of the entries and a page of the index of
- * versions by entry, at random places; a transaction a second writes each of those pages once for
- * all the changes that fell on it. A job that fails stays first: `failed` hears of it, and it is
- * tried again RETRY_MS later, or as soon as another job comes. `saved(n)` hears of every n jobs
- * written.
+ * versions by entry, at random places; one transaction per half second writes each of those pages
+ * once for all the changes that fell on it. A job that fails stays first: `failed` hears of it, and
+ * it is tried again RETRY_MS later, or as soon as another job comes. `saved(n)` hears of every n
+ * jobs written.
  */
 export class SaveQueue {
   private readonly jobs: SaveJob[] = [];
