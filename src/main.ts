@@ -24,6 +24,7 @@ import { Metrics, Readiness } from './http/operations.js';
 import { buildOpenApi } from './openapi/build.js';
 import type { ReadModelStore } from './read-models/port.js';
 import { SqliteReadModelStore } from './read-models/sqlite/store.js';
+import { WriteValidator } from './schemas/validator.js';
 
 export interface Stores {
   store: EventStore;
@@ -220,6 +221,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   metrics.watch(service);
   const readiness = new Readiness();
   const openapi = buildOpenApi(packageVersion());
+  const validator = new WriteValidator(openPmaControl);
   const handler = createHandler({
     service,
     logger,
@@ -227,9 +229,11 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
     access: config.access,
     metrics,
     readiness,
-    openPmaControl,
+    validator,
   });
   const server = await listen(config, handler);
+  // The write validators, compiled in the background once listening: not by a client's first write.
+  const warming = validator.warm();
   const port = (server.address() as AddressInfo).port;
   const reached = { revision: service.revision, position: service.revision + 1 };
   const took = { started_in_ms: Math.round(performance.now() - started) };
@@ -242,6 +246,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
     (closing ??= (async () => {
       // First /readyz turns 503, then the in-flight requests finish, then the stores close.
       readiness.stopping = true;
+      warming.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       service.feed.closeAll(); // live feeds would hold their connections open
       server.closeIdleConnections();

@@ -40,6 +40,8 @@ export interface AppDeps {
   readiness?: Readiness;
   /** Opens PmaControl ciphertexts (`is_password_crypted`), when the service was given PmaControl's key. */
   openPmaControl?: CiphertextOpener;
+  /** The write bodies' validator (made here, with `openPmaControl`, when not given). */
+  validator?: WriteValidator;
 }
 
 type Handle = (ctx: Context) => unknown;
@@ -95,7 +97,7 @@ function guarded(access: Access, handle: Handle, deps: AppDeps): Handle {
 
 function routes(deps: AppDeps & { metrics: Metrics }): Router {
   const router = new Router();
-  const handlerDeps = { service: deps.service, validator: new WriteValidator(deps.openPmaControl) };
+  const handlerDeps = { service: deps.service, validator: deps.validator ?? new WriteValidator(deps.openPmaControl) };
   const byPath = new Map<string, Method[]>();
   const mount = (openApiPath: string, method: Method, access: Access, handle: Handle) => {
     const path = openApiPath.replace(/\{(\w+)\}/g, ':$1');

@@ -2,7 +2,8 @@ import type { Resource } from '../domain/shared/declaration.js';
 import type { FieldSpec, JsonSchema } from '../domain/shared/fields.js';
 import { MAX_ID } from '../domain/shared/types.js';
 
-export type WriteMode = 'create' | 'replace' | 'patch';
+export const WRITE_MODES = ['create', 'replace', 'patch'] as const;
+export type WriteMode = (typeof WRITE_MODES)[number];
 
 /** The common read-only fields of every entry. */
 export const META_FIELDS = ['version', 'created_at', 'updated_at'] as const;
