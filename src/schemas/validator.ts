@@ -96,7 +96,11 @@ export class WriteValidator {
     const next = () => {
       const step = pending.shift();
       if (!step) return finish();
-      this.validator(...step);
+      try {
+        this.validator(...step);
+      } catch {
+        // Not here, in a timer, where it would end the process: the write that needs it reports it.
+      }
       timer = setTimeout(next, 0).unref();
     };
     timer = setTimeout(next, 0).unref();
