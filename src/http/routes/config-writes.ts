@@ -14,11 +14,16 @@ import type { HandlerDeps } from './handlers.js';
 export const etag = (entry: EntryRecord) => `"${entry.version}"`;
 const expected = (ctx: Context) => expectedVersion(ctx.get('If-Match'));
 
-/** A JSON body: fixed members, the entry's cached JSON, then members after it. */
-export function entryBody(resource: ResourceName, head: object, entry: EntryRecord, tail: object = {}): string {
+/** `{...head, "item": <item>, ...tail}`, the item's JSON given as text. */
+function aroundItem(head: object, item: string, tail: object = {}): string {
   const before = Object.keys(head).length ? `${JSON.stringify(head).slice(1, -1)},` : '';
   const after = Object.keys(tail).length ? `,${JSON.stringify(tail).slice(1, -1)}` : '';
-  return `{${before}"item":${entryJson(resource, entry)}${after}}`;
+  return `{${before}"item":${item}${after}}`;
+}
+
+/** A JSON body: fixed members, the entry's cached JSON, then members after it. */
+export function entryBody(resource: ResourceName, head: object, entry: EntryRecord, tail: object = {}): string {
+  return aroundItem(head, entryJson(resource, entry), tail);
 }
 
 /**
@@ -28,7 +33,7 @@ export function entryBody(resource: ResourceName, head: object, entry: EntryReco
  * cost more the larger the inventory.
  */
 function writtenBody(resource: ResourceName, head: object, entry: EntryRecord): string {
-  return `{${JSON.stringify(head).slice(1, -1)},"item":${entryJson(resource, entry, false)}}`;
+  return aroundItem(head, entryJson(resource, entry, false));
 }
 
 /** Runs a configuration write (with its Idempotency-Key, if any) and sends `respond(result)`. */

@@ -203,16 +203,19 @@ export class SqliteAudit implements AuditReader {
     };
     const first = this.sql.first.get()?.position;
     const last = this.sql.head.get()?.position;
-    if (first == null || last == null || !reaches(last).yes) return undefined;
-    // The smallest position whose next row reaches `time`: that row is the answer.
+    if (first == null || last == null) return undefined;
+    const atLast = reaches(last);
+    if (!atLast.yes) return undefined;
+    let found = atLast.row;
+    // The smallest position whose next row reaches `time`: that row (`found`, the one from `high`).
     let [low, high] = [first, last];
     while (low < high) {
       const middle = low + Math.floor((high - low) / 2);
       const { row, yes } = reaches(middle);
-      if (yes) high = middle;
+      if (yes) [high, found] = [middle, row];
       else low = row.position + 1; // every position up to that row's leads to it
     }
-    return this.sql.rowFrom.get(low)!.position;
+    return found.position;
   }
 
   timeOf(position: number): string | undefined {
