@@ -1,5 +1,6 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { ChangeItem } from '../../projections/changes.js';
+import { pacedBody } from './paced.js';
 
 export const CSV_HEADER = 'position,at,actor,request_id,type,resource,id,field,before,after';
 
@@ -42,7 +43,7 @@ export function streamed<T>(items: Iterable<T>, line: (item: T) => string, heade
     }
     if (chunk) yield chunk;
   }
-  return Readable.from(pieces(), { objectMode: false });
+  return pacedBody(pieces());
 }
 
 /** Takes at most `limit` items, lazily. */

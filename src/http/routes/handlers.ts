@@ -21,7 +21,9 @@ export const HANDLERS: Record<RouteKind, Handler> = {
     const { query, at } = parseListQuery(ctx, resourceOf(resource));
     ctx.type = 'application/json';
     if (ctx.querystring === '') {
-      ctx.body = plainList(resource, service.state.collections[resource]);
+      const { body, length } = plainList(resource, service.state.collections[resource]);
+      ctx.body = body;
+      if (length !== undefined) ctx.length = length;
       return;
     }
     const then = at && service.audit.listAt(resource, at);

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { Context } from 'koa';
 import type { Moment } from '../../application/audit.js';
 import type { ConfigService } from '../../application/service.js';
@@ -12,6 +11,7 @@ import { invalidQuery } from '../errors.js';
 import { authorize } from '../identity.js';
 import { entryJson } from '../list-body.js';
 import { parseMoment } from '../moments.js';
+import { pacedBody } from '../paced.js';
 import { singleParameters } from '../request.js';
 import { callerOf } from '../writes.js';
 
@@ -84,7 +84,7 @@ export function parseExportQuery(ctx: Context): { moment?: Moment; sealed: boole
 export function exportConfiguration(ctx: Context, service: ConfigService): void {
   const { moment, sealed } = parseExportQuery(ctx);
   ctx.type = 'application/json';
-  ctx.body = Readable.from(exportPieces(service, moment, sealed), { objectMode: false });
+  ctx.body = pacedBody(exportPieces(service, moment, sealed));
 }
 
 /** `POST /fr/api/import` (admin): all or nothing, every problem listed; `?dry_run=true` checks only. */
