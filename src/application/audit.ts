@@ -68,7 +68,7 @@ export class Audit {
   }
 
   /** Every entry of a resource as it was (soft-deleted ones included), in id order. */
-  listAt(resource: ResourceName, moment: Moment): { entries: EntryRecord[]; asOf: AsOf } {
+  listAt(resource: ResourceName, moment: Moment): { entries: readonly EntryRecord[]; asOf: AsOf } {
     const asOf = this.resolve(moment);
     const entries =
       asOf.position === this.head

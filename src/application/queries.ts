@@ -51,7 +51,10 @@ function order(sort: ListQuery['sort']): (a: EntryRecord, b: EntryRecord) => num
  * The entries a list request asks for among `all` (in id order), and how many match before the page
  * is cut. Without filters or sort, `all` is used as it is: no copy, no sort per request.
  */
-export function selectEntries(all: EntryRecord[], query: ListQuery): { items: EntryRecord[]; total: number } {
+export function selectEntries(
+  all: readonly EntryRecord[],
+  query: ListQuery,
+): { items: readonly EntryRecord[]; total: number } {
   const filtered = query.equals.length || query.holds.length || query.q;
   const matching = filtered ? all.filter(matches(query)) : all;
   const sorted = query.sort.length > 0 ? [...matching].sort(order(query.sort)) : matching;

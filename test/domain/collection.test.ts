@@ -24,8 +24,8 @@ const fold = (text: string) => text.toLowerCase();
 const address = (e: Record<string, unknown>) => `${fold(e.ip as string)}:${e.port}`;
 
 /** `steps` random changes to `servers`, mirrored in `live` (the model) when they stay. */
-function churn(servers: Collection, live: Map<number, EntryRecord>, steps: number): void {
-  const pick = random(7);
+function churn(servers: Collection, live: Map<number, EntryRecord>, steps: number, seed = 7): void {
+  const pick = random(seed);
   const taken = (field: (e: EntryRecord) => string, value: string, self: number) =>
     [...live.values()].some((e) => e.id !== self && field(e) === value);
   for (let step = 0; step < steps; step++) {
@@ -88,6 +88,33 @@ test('indexes after 5,000 random changes are those of the final entries', () => 
         `${field} ${target}`,
       );
     }
+  }
+});
+
+// The id order is kept as entries change (in place, at the end, or moved in the middle, then sorted
+// again after too many moves), and an order handed out is a snapshot: later changes copy it first.
+test('the id order follows every change, and an order handed out stays as it was', () => {
+  const servers = new Collection(resourceOf('servers'));
+  const live = new Map<number, EntryRecord>();
+  for (let round = 0; round < 600; round++) {
+    const handed = servers.inOrder();
+    const then = [...handed];
+    churn(servers, live, 1 + (round % 15), round);
+    const expected = [...live.values()].sort((a, b) => a.id - b.id);
+    const order = servers.inOrder();
+    assert.equal(
+      order.map((e) => e.id),
+      expected.map((e) => e.id),
+      `ids in order after round ${round}`,
+    );
+    assert.ok(
+      order.every((entry, i) => entry === expected[i]),
+      `the entries themselves, round ${round}`,
+    );
+    assert.ok(
+      handed.length === then.length && handed.every((entry, i) => entry === then[i]),
+      `handed out, round ${round}`,
+    );
   }
 });
 
