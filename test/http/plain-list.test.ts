@@ -84,6 +84,10 @@ test('after every kind of change, the plain list is the entries as they are', as
     assert.equal(JSON.parse(made.text), expected(tags), what);
     const again = await bytesOf(plainList('tags', tags));
     assert.is(again.text, made.text, `${what}: sent again as it was made`);
+    for (let turn = 0; turn < 20; turn++) await nextTurn(); // its pieces are joined meanwhile
+    const joined = plainList('tags', tags).body;
+    assert.ok(Buffer.isBuffer(joined), `${what}: then sent in one buffer`);
+    assert.is(joined.toString(), made.text, `${what}: joined`);
   }
 });
 
