@@ -156,6 +156,32 @@ async function eventLoopDelay(target: Target): Promise<number> {
   return Number(/^pmacontrol_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)![1]) * 1000;
 }
 
+/**
+ * Lists at `size` servers right after a change, three times: a PATCH, then the plain list (made
+ * again, read as fast as it comes) and a page of ten. Their median times, and the largest
+ * event-loop delay over them.
+ */
+async function listsAfterChange(target: Target, size: number): Promise<string> {
+  const [plain, page]: number[][] = [[], []];
+  const timed = async (path: string) => {
+    const started = performance.now();
+    await (await fetch(`${target.url}${path}`)).arrayBuffer();
+    return performance.now() - started;
+  };
+  await eventLoopDelay(target);
+  for (let i = 0; i < 3; i++) {
+    await fetch(`${target.url}${SERVERS}/${random(size)}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ port: 2000 + i }),
+    });
+    plain.push(await timed(SERVERS));
+    page.push(await timed(`${SERVERS}?limit=10`));
+  }
+  const delay = await eventLoopDelay(target);
+  return `each after a PATCH: whole list ${ms(Math.round(median(plain)))}, page of 10 ${ms(Math.round(median(page)))}; largest event-loop delay ${delay.toFixed(1)} ms`;
+}
+
 async function bySize() {
   console.log(`\nwrites by inventory size (service only; ratio: at ${LARGE.toLocaleString('en')} / at 100)`);
   row(['scenario', 'at 100', `at ${LARGE.toLocaleString('en')}`, 'ratio', 'range', 'p99 small', 'p99 large']);
@@ -189,6 +215,7 @@ async function bySize() {
     if (scenario.method === 'PATCH') afterPatch = await memory(large);
   }
   console.log(`largest event-loop delay during those runs at ${LARGE.toLocaleString('en')}: ${delays.join(', ')}`);
+  console.log(`lists at ${LARGE.toLocaleString('en')}, ${await listsAfterChange(large, LARGE)}`);
   console.log(`seeding ${LARGE.toLocaleString('en')} servers through the API: ${fmt(LARGE / seeding)} creates/s`);
   memoryLine('service', afterPatch);
   const held = await serverCount(large);
