@@ -46,11 +46,15 @@ function* pieces(
   total: number,
   extra: Record<string, unknown>,
 ) {
-  const tail = Object.keys(extra).length > 0 ? `,${JSON.stringify(extra).slice(1, -1)}` : '';
-  yield '{"items":[';
+  const more = Object.keys(extra).length > 0 ? `,${JSON.stringify(extra).slice(1, -1)}` : '';
+  yield LIST_HEAD;
   for (let from = 0; from < entries.length; from += PIECE) yield itemsPiece(resource, entries, from, true);
-  yield `],"total":${total}${tail}}`;
+  yield listTail(total, more);
 }
+
+/** What comes before a list's items, and after them: `{"items":[` … `],"total":n}` (with more members). */
+const LIST_HEAD = '{"items":[';
+const listTail = (total: number, more = '') => `],"total":${total}${more}}`;
 
 /** The entries of one piece as JSON, after a comma unless it is the first. */
 function itemsPiece(resource: ResourceName, entries: readonly EntryRecord[], from: number, keep: boolean): string {
@@ -114,9 +118,9 @@ export function plainList(resource: ResourceName, collection: Collection): ListA
     return { body: made.whole };
   }
   function* making() {
-    yield LIST_HEAD;
+    yield HEAD_BYTES;
     for (let index = 0; index * PIECE < entries.length; index++) yield piece(index);
-    yield listTail(entries.length);
+    yield Buffer.from(listTail(entries.length));
     // The first request through keeps the list, unless a later change started another one.
     if (building.get(collection) !== made || ready.get(collection) === made) return;
     ready.set(collection, made);
@@ -134,7 +138,7 @@ export function plainList(resource: ResourceName, collection: Collection): ListA
  */
 async function join(list: ReadyList): Promise<void> {
   const buffers = listAround(list);
-  const whole = Buffer.allocUnsafe(buffers.reduce((sum, buffer) => sum + buffer.length, 0));
+  const whole = Buffer.allocUnsafe(lengthOf(buffers));
   const views: Buffer[] = [];
   for (let i = 0, offset = 0; i < buffers.length; offset += buffers[i].length, i++) {
     if (i > 0) await nextTurn();
@@ -145,9 +149,9 @@ async function join(list: ReadyList): Promise<void> {
   list.whole = whole;
 }
 
-const LIST_HEAD = Buffer.from('{"items":[');
-const listTail = (total: number) => Buffer.from(`],"total":${total}}`);
-const listAround = ({ entries, pieces }: ReadyList) => [LIST_HEAD, ...pieces, listTail(entries.length)];
+const HEAD_BYTES = Buffer.from(LIST_HEAD);
+const listAround = ({ entries, pieces }: ReadyList) => [HEAD_BYTES, ...pieces, Buffer.from(listTail(entries.length))];
+const lengthOf = (buffers: Buffer[]) => buffers.reduce((sum, buffer) => sum + buffer.length, 0);
 
 /** Whether the piece starting at `from` holds the same entries (the same versions) in both lists. */
 function samePiece(was: readonly EntryRecord[], is: readonly EntryRecord[], from: number): boolean {
@@ -161,5 +165,5 @@ function samePiece(was: readonly EntryRecord[], is: readonly EntryRecord[], from
 function readyAnswer(list: ReadyList): ListAnswer {
   if (list.whole) return { body: list.whole };
   const buffers = listAround(list);
-  return { body: pacedBody(buffers), length: buffers.reduce((sum, buffer) => sum + buffer.length, 0) };
+  return { body: pacedBody(buffers), length: lengthOf(buffers) };
 }
