@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ShardedMap, ShardedSet, ShardedWeakMap } from '../../src/domain/shared/sharded.js';
+import { ShardedMap, ShardedSet, ShardedWeakMap, shardOf } from '../../src/domain/shared/sharded.js';
 import { random } from '../support/random.js';
 
 /**
@@ -53,6 +53,26 @@ test('ShardedSet is a Set of ids, across its split', () => {
     assert.is(set.has(id), model.has(id));
   }
   assert.equal(sorted(set), sorted(model));
+});
+
+/**
+ * V8 rehashes a table whole when it fills, at each power of two. Ids come in sequence: were the
+ * sixteen shards filled in step, they would all grow within the same few inserts, one batch of
+ * creates rehashing every shard. Each shard must reach each size thousands of inserts apart.
+ */
+test('ids given in sequence fill one shard at a time: no two shards grow on nearby inserts', () => {
+  const sizes = new Array<number>(16).fill(0);
+  const reached = new Map<number, number[]>();
+  for (let id = 1; id <= 600_000; id++) {
+    const size = ++sizes[shardOf(id)];
+    if (size >= 8192 && (size & (size - 1)) === 0) reached.set(size, [...(reached.get(size) ?? []), id]);
+  }
+  for (const [size, at] of reached) {
+    assert.is(at.length, 16, `every shard reached ${size}`);
+    const gaps = at.slice(1).map((id, i) => id - at[i]);
+    assert.ok(Math.min(...gaps) >= 4096, `shards reached ${size} at ids ${at.join(', ')}`);
+  }
+  assert.ok(reached.has(32_768), 'sizes up to 32,768 per shard were checked');
 });
 
 test('ShardedWeakMap keys by the object, not its id: two versions of an entry are two keys', () => {
