@@ -1,13 +1,15 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RESOURCE_NAMES } from '../../src/domain/resources.js';
+import { RESOURCE_NAMES, resourceOf } from '../../src/domain/resources.js';
+import { TOKEN_REQUEST } from '../../src/schemas/tokens.js';
 import { WriteValidator } from '../../src/schemas/validator.js';
-import { WRITE_MODES } from '../../src/schemas/write.js';
+import { WRITE_MODES, writeSchema } from '../../src/schemas/write.js';
 
 /**
  * The service compiles its write validators in the background once it listens, one per turn of the
- * event loop, so that no client's first write waits for one (the very first compile also compiles
- * JSON Schema's meta-schema: 40–90 ms of a blocked event loop).
+ * event loop, so that no client's first write waits for one (the very first compile used to compile
+ * JSON Schema's meta-schema too: 40–90 ms of a blocked event loop).
  */
 const it = suite('write validators warmed in the background');
 
@@ -56,6 +58,17 @@ it('stop ends the warming: what is compiled stays, the rest compiles on first us
   assert.ok(compiled < RESOURCE_NAMES.length * WRITE_MODES.length);
   validator.parse('tags', 'create', tag('x'));
   assert.ok(validator.compiledCount >= compiled, 'a write still gets its validator');
+});
+
+it('every schema the service compiles is valid JSON Schema (the service does not check them itself)', () => {
+  const meta = new Ajv2020({ strict: false });
+  assert.is(meta.validateSchema({ type: 'strin' }), false, 'a schema with a wrong type is refused');
+  const schemas = RESOURCE_NAMES.flatMap((name) =>
+    WRITE_MODES.map((mode) => [`${name} ${mode}`, writeSchema(resourceOf(name), mode)] as const),
+  );
+  for (const [what, schema] of [...schemas, ['token request', TOKEN_REQUEST] as const]) {
+    assert.ok(meta.validateSchema(schema), `${what}: ${meta.errorsText(meta.errors)}`);
+  }
 });
 
 it.run();
