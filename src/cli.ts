@@ -61,7 +61,8 @@ async function serve(): Promise<void> {
 /** `replay [--apply]`: rebuilds the read models from the log beside the stored ones and compares. */
 async function runReplay(apply: boolean): Promise<number> {
   const config = loadConfig();
-  const { store, readModels, rebuild } = await openStores(config, createLogger(config.logLevel));
+  const { store, readModels, rebuild, synced } = await openStores(config, createLogger(config.logLevel));
+  await synced;
   const fresh = rebuild.open();
   let shown = 0;
   const progress = (events: number) => {
