@@ -359,9 +359,18 @@ const EMPTY = new ShardedSet();
 /** Entries put in or taken out of the middle of a collection's order before it is sorted again instead. */
 const MAX_MOVES = 64;
 
-/** Where the entry with `id` is, or would go, in entries sorted by id (bisection). */
+/**
+ * Where the entry with `id` is, or would go, in entries sorted by id. Ids are distinct integers, so
+ * it is at most `id - first` places from the start and at least `last - id` places from the end:
+ * where no id was skipped those meet, and no entry is read (at 100,000 servers a bisection read 17,
+ * scattered in memory, three times per PATCH). Otherwise a bisection between the two.
+ */
 function positionOf(order: readonly EntryRecord[], id: number): number {
-  let [low, high] = [0, order.length];
+  const length = order.length;
+  if (length === 0) return 0;
+  const clamp = (at: number) => Math.min(length, Math.max(0, at));
+  let low = clamp(length - 1 - (order[length - 1].id - id));
+  let high = clamp(id - order[0].id);
   while (low < high) {
     const middle = (low + high) >>> 1;
     if (order[middle].id < id) low = middle + 1;
