@@ -17,9 +17,21 @@ export function entryJson(resource: ResourceName, entry: EntryRecord, keep = tru
   let json = serialised.get(entry);
   if (json === undefined) {
     json = presentJson(resource, entry);
-    if (keep) serialised.set(entry, json);
+    if (keep) serialised.set(entry, flattened(json));
   }
   return json;
+}
+
+/**
+ * `text` made one run of characters in V8, in place. The JSON of an entry is made by joining its
+ * fields, which V8 keeps as a tree of the pieces; every answer that used the cached tree copied it
+ * into one run again (in `Buffer.byteLength`, for its Content-Length): 1.3–2.7 µs per read of a
+ * server against 0.2–0.3 µs once flat, 8% of the main thread under single reads. Converting a
+ * string to a number flattens it first, where it is (the trick of the `flatstr` package).
+ */
+function flattened(text: string): string {
+  Number(text);
+  return text;
 }
 
 /** Entries per piece of a streamed list: a piece is made in well under a millisecond. */
