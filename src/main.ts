@@ -94,11 +94,19 @@ export async function openStores(config: Config, logger: Logger): Promise<Stores
       { file, set_aside_as: setAsideAs, reason },
       'read models corrupt or unreadable: set aside, rebuilding them from the log',
     );
-  const store = await openEventStore(config);
   const fresh = `${file}.rebuild`;
+  let store: EventStore;
+  let readModels: ReadModelStore;
+  try {
+    store = await openEventStore(config);
+    readModels = new SqliteReadModelStore(file, setAside);
+  } catch (error) {
+    await synced.catch(() => {}); // the probe file is removed before the error ends the process
+    throw error;
+  }
   return {
     store,
-    readModels: new SqliteReadModelStore(file, setAside),
+    readModels,
     synced,
     rebuild: {
       open: () => {
@@ -188,6 +196,7 @@ async function startService(config: Config, logger: Logger, stores: Stores): Pro
   } catch (error) {
     await store.close();
     readModels.close();
+    await stores.synced.catch(() => {}); // as in openStores
     throw error;
   }
   return service;

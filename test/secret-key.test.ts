@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -45,6 +45,11 @@ it('another key than the one the data was sealed under is refused, from the envi
   assert.is(refused.code, 1);
   assert.match(refused.stderr, /CONFIG_SECRET_KEY/);
   assert.match(refused.stderr, /does not match/);
+  // The start's probe of DATA_DIR, synced while the stores open, is removed before the refusal ends it.
+  assert.equal(
+    readdirSync(dataDir).filter((name) => name.startsWith('.write-probe')),
+    [],
+  );
 });
 
 it('two instances over one data directory with different keys: the second is refused', async () => {
