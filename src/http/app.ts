@@ -133,10 +133,6 @@ function routes(deps: AppDeps & { metrics: Metrics }): Router {
 }
 
 /**
- * What the HTTP server runs: the fast read path (fast-read.ts) in front of the Koa app, sharing its
- * logger and metrics.
- */
-/**
  * Koa tests every answer that is neither a Buffer nor a string against Blob, ReadableStream and
  * Response, globals that Node loads on first use (undici's fetch with them): 35 ms at the first
  * such answer after a start, a stall for every request then in flight. Loaded here instead.
@@ -145,6 +141,10 @@ function loadBodyClasses(): void {
   void [Blob, ReadableStream, Response];
 }
 
+/**
+ * What the HTTP server runs: the fast read path (fast-read.ts) in front of the Koa app, sharing its
+ * logger and metrics.
+ */
 export function createHandler(given: AppDeps): RequestListener {
   const deps = withMetrics(given);
   return withFastReads(deps, createApp(deps).callback());
