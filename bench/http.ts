@@ -19,6 +19,7 @@ import {
   seed,
   startFloor,
   startService,
+  startTimed,
   type Target,
 } from './targets.js';
 
@@ -157,26 +158,33 @@ async function eventLoopDelay(target: Target): Promise<number> {
 }
 
 /**
+ * Sends one request (a JSON body when given), reads the whole answer, and returns how long that
+ * took in ms; an answer that is not 2xx stops the bench.
+ */
+async function timed(target: Target, method: string, path: string, body?: unknown): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(`${target.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  await response.arrayBuffer();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status}`);
+  return performance.now() - started;
+}
+
+/**
  * Lists at `size` servers right after a change, three times: a PATCH, then the plain list (made
  * again, read as fast as it comes) and a page of ten. Their median times, and the largest
  * event-loop delay over them.
  */
 async function listsAfterChange(target: Target, size: number): Promise<string> {
   const [plain, page]: number[][] = [[], []];
-  const timed = async (path: string) => {
-    const started = performance.now();
-    await (await fetch(`${target.url}${path}`)).arrayBuffer();
-    return performance.now() - started;
-  };
   await eventLoopDelay(target);
   for (let i = 0; i < 3; i++) {
-    await fetch(`${target.url}${SERVERS}/${random(size)}`, {
-      method: 'PATCH',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ port: 2000 + i }),
-    });
-    plain.push(await timed(SERVERS));
-    page.push(await timed(`${SERVERS}?limit=10`));
+    await timed(target, 'PATCH', `${SERVERS}/${random(size)}`, { port: 2000 + i });
+    plain.push(await timed(target, 'GET', SERVERS));
+    page.push(await timed(target, 'GET', `${SERVERS}?limit=10`));
   }
   const delay = await eventLoopDelay(target);
   return `each after a PATCH: whole list ${ms(Math.round(median(plain)))}, page of 10 ${ms(Math.round(median(page)))}; largest event-loop delay ${delay.toFixed(1)} ms`;
@@ -225,10 +233,9 @@ async function bySize() {
 }
 
 async function startup({ dataDir, servers }: { dataDir: string; servers: number }) {
-  const started = performance.now();
-  const again = await startService(dataDir);
+  const { target: again, seconds } = await startTimed(dataDir);
   console.log(
-    `start-up on that data directory (${servers.toLocaleString('en')} servers after the create rounds, stored read models): ${((performance.now() - started) / 1000).toFixed(2)} s`,
+    `start-up on that data directory (${servers.toLocaleString('en')} servers after the create rounds, stored read models): ${seconds.toFixed(2)} s`,
   );
   console.log(`right after that start, ${await firstRequests(again, servers)}`);
   await again.stop();
@@ -241,24 +248,13 @@ async function startup({ dataDir, servers }: { dataDir: string; servers: number 
  */
 async function firstRequests(target: Target, servers: number): Promise<string> {
   await eventLoopDelay(target);
-  const send = async (method: string, path: string, body?: unknown) => {
-    const started = performance.now();
-    const response = await fetch(`${target.url}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    await response.arrayBuffer();
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status}`);
-    return Math.round(performance.now() - started);
-  };
   const times = [
-    await send('POST', SERVERS, newServer(20_000_000)),
-    await send('PATCH', `${SERVERS}/${random(servers)}`, { port: 4000 }),
-    await send('GET', `${SERVERS}?limit=10`),
+    await timed(target, 'POST', SERVERS, newServer(20_000_000)),
+    await timed(target, 'PATCH', `${SERVERS}/${random(servers)}`, { port: 4000 }),
+    await timed(target, 'GET', `${SERVERS}?limit=10`),
   ];
   const delay = await eventLoopDelay(target);
-  return `a creation, a PATCH and a page of ten: ${times.map(ms).join(', ')}; largest event-loop delay ${delay.toFixed(1)} ms`;
+  return `a creation, a PATCH and a page of ten: ${times.map((t) => ms(Math.round(t))).join(', ')}; largest event-loop delay ${delay.toFixed(1)} ms`;
 }
 
 console.log(

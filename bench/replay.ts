@@ -15,7 +15,7 @@ import { RowWriter } from '../src/read-models/sqlite/rows.js';
 import { INDEXES, TABLES } from '../src/read-models/sqlite/schema.js';
 import { SqliteReadModelStore } from '../src/read-models/sqlite/store.js';
 import { scratchDir } from './lib.js';
-import { newServer, SERVERS, seed, startService } from './targets.js';
+import { newServer, SERVERS, seed, startService, startTimed } from './targets.js';
 
 const total = Number(process.env.BENCH_EVENTS ?? 50_000);
 
@@ -59,9 +59,7 @@ async function serverLog(): Promise<string> {
     body: { port: 1024 + (i % 60000) },
   }));
   await service.stop();
-  const started = performance.now();
-  const again = await startService(service.dataDir);
-  const seconds = (performance.now() - started) / 1000;
+  const { target: again, seconds } = await startTimed(service.dataDir);
   console.log(`start-up on the server log below (${total} events, its stored read models): ${seconds.toFixed(2)} s`);
   await again.stop();
   return service.dataDir;

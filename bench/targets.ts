@@ -107,6 +107,13 @@ export function startService(
   }).then((target) => ({ ...target, dataDir }));
 }
 
+/** The service started on an existing data directory, and the seconds from spawning it to its first `listening` line. */
+export async function startTimed(dataDir: string): Promise<{ target: Target & { dataDir: string }; seconds: number }> {
+  const started = performance.now();
+  const target = await startService(dataDir);
+  return { target, seconds: (performance.now() - started) / 1000 };
+}
+
 /** The framework floor: bare Koa + @koa/router over a Map. */
 export function startFloor(): Promise<Target> {
   return startProcess('koa floor', ['bench/anchors/koa-floor.ts'], { PORT: '0' }, (line) => {
