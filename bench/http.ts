@@ -190,6 +190,36 @@ async function listsAfterChange(target: Target, size: number): Promise<string> {
   return `each after a PATCH: whole list ${ms(Math.round(median(plain)))}, page of 10 ${ms(Math.round(median(page)))}; largest event-loop delay ${delay.toFixed(1)} ms`;
 }
 
+/**
+ * The service's CPU time per request over the runs it measured, summed: its main thread, and its
+ * other threads together. Where the two sizes differ, this says which side of the process pays.
+ */
+class CpuPerRequest {
+  private main = 0;
+  private others = 0;
+  private requests = 0;
+
+  constructor(private readonly target: Target) {}
+
+  async during(run: () => Promise<Load>): Promise<Load> {
+    const before = this.target.cpu();
+    const result = await run();
+    const after = this.target.cpu();
+    if (before && after) {
+      this.main += after.main - before.main;
+      this.others += after.others - before.others;
+      this.requests += result.rps * SECONDS;
+    }
+    return result;
+  }
+
+  toString(): string {
+    if (this.requests === 0) return 'unknown (no /proc)';
+    const us = (seconds: number) => fmt((seconds / this.requests) * 1e6);
+    return `${us(this.main)} + ${us(this.others)} µs`;
+  }
+}
+
 async function bySize() {
   console.log(`\nwrites by inventory size (service only; ratio: at ${LARGE.toLocaleString('en')} / at 100)`);
   row(['scenario', 'at 100', `at ${LARGE.toLocaleString('en')}`, 'ratio', 'range', 'p99 small', 'p99 large']);
@@ -200,6 +230,7 @@ async function bySize() {
   await fill(large, LARGE);
   const seeding = (performance.now() - started) / 1000;
   const delays: string[] = [];
+  const cpu: string[] = [];
   let afterPatch = { rss: 0, servers: 0 };
   for (const scenario of [scenarios(100)[2], scenarios(100)[3]]) {
     const onLarge = {
@@ -210,9 +241,10 @@ async function bySize() {
     await load(large, onLarge, WARMUP);
     let delay = 0;
     await eventLoopDelay(large); // starts the service's record afresh
+    const [cpuSmall, cpuLarge] = [new CpuPerRequest(small), new CpuPerRequest(large)];
     const r = await inRounds(
-      () => load(small, scenario, SECONDS),
-      () => load(large, onLarge, SECONDS),
+      () => cpuSmall.during(() => load(small, scenario, SECONDS)),
+      () => cpuLarge.during(() => load(large, onLarge, SECONDS)),
       // The record covers the runs on the small one too: the large one is idle then.
       async () => {
         delay = Math.max(delay, await eventLoopDelay(large));
@@ -220,9 +252,11 @@ async function bySize() {
     );
     row([scenario.name, rps(r.a), rps(r.b), ratio(r), range(r), p99(r.a), p99(r.b)]);
     delays.push(`${scenario.name} ${delay.toFixed(1)} ms`);
+    cpu.push(`${scenario.name} ${cpuSmall} at 100, ${cpuLarge} at ${LARGE.toLocaleString('en')}`);
     if (scenario.method === 'PATCH') afterPatch = await memory(large);
   }
   console.log(`largest event-loop delay during those runs at ${LARGE.toLocaleString('en')}: ${delays.join(', ')}`);
+  console.log(`CPU per write, the main thread + the service's other threads: ${cpu.join('; ')}`);
   console.log(`lists at ${LARGE.toLocaleString('en')}, ${await listsAfterChange(large, LARGE)}`);
   console.log(`seeding ${LARGE.toLocaleString('en')} servers through the API: ${fmt(LARGE / seeding)} creates/s`);
   memoryLine('service', afterPatch);

@@ -3,7 +3,7 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -34,7 +34,47 @@ export interface Target {
   child: ChildProcess;
   /** Resident memory of the process, in MiB. */
   rss(): number;
+  /** CPU time the process has used so far, in seconds (see cpuOf). */
+  cpu(): ThreadsCpu | undefined;
   stop(): Promise<void>;
+}
+
+/** CPU time of a process: its main thread (where JavaScript runs), and all its other threads together. */
+export interface ThreadsCpu {
+  main: number;
+  /** The saving and checkpointing threads, garbage collection's helpers, libuv's pool (fsync). */
+  others: number;
+}
+
+/** Linux's clock ticks per second, in which /proc counts CPU time (USER_HZ, 100 on every build in use). */
+const TICKS = 100;
+
+/**
+ * A process's CPU time by thread, read from /proc (Linux); undefined elsewhere. Node names every
+ * thread `node`: the main thread is the one whose id is the process's.
+ */
+function cpuOf(pid: number): ThreadsCpu | undefined {
+  const cpu: ThreadsCpu = { main: 0, others: 0 };
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  for (const task of tasks) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    // After the name in parentheses: state, then 10 fields, then utime and stime (in ticks).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const seconds = (Number(fields[11]) + Number(fields[12])) / TICKS;
+    if (Number(task) === pid) cpu.main += seconds;
+    else cpu.others += seconds;
+  }
+  return cpu;
 }
 
 /** Starts a process and waits for the line that gives its port. */
@@ -69,6 +109,7 @@ function startProcess(
         url: `http://127.0.0.1:${found}`,
         child,
         rss: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) / 1024,
+        cpu: () => cpuOf(child.pid!),
         stop: async () => {
           child.kill('SIGTERM');
           await exited;
