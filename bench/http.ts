@@ -52,7 +52,13 @@ async function mixed(target: Target, size: number) {
     load(target, { ...scenarios(size)[2], connections: 3 }, SECONDS),
   ]);
   const rps = reads.rps + writes.rps;
-  return { rps, p50: reads.p50, p99: Math.max(reads.p99, writes.p99), failed: reads.failed + writes.failed };
+  return {
+    rps,
+    requests: reads.requests + writes.requests,
+    p50: reads.p50,
+    p99: Math.max(reads.p99, writes.p99),
+    failed: reads.failed + writes.failed,
+  };
 }
 
 const row = (cells: (string | number)[]) =>
@@ -208,7 +214,7 @@ class CpuPerRequest {
     if (before && after) {
       this.main += after.main - before.main;
       this.others += after.others - before.others;
-      this.requests += result.rps * SECONDS;
+      this.requests += result.requests;
     }
     return result;
   }

@@ -72,6 +72,7 @@ try {
     ]);
     return {
       rps: x.rps + y.rps,
+      requests: x.requests + y.requests,
       p50: Math.max(x.p50, y.p50),
       p99: Math.max(x.p99, y.p99),
       failed: x.failed + y.failed,

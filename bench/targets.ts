@@ -166,6 +166,8 @@ export function startFloor(): Promise<Target> {
 export interface Load {
   /** Requests per second over the run. */
   rps: number;
+  /** Answers counted over the run (requests per second × its seconds). */
+  requests: number;
   p50: number;
   p99: number;
   /** Answers that were not 2xx, and connection errors: a run with any is not a measurement. */
@@ -201,6 +203,7 @@ export async function load(target: Target, scenario: Scenario, seconds = scenari
   });
   return {
     rps: result.requests.total / seconds,
+    requests: result.requests.total,
     p50: result.latency.p50,
     p99: result.latency.p99,
     failed: result.non2xx + result.errors + result.timeouts,
@@ -315,5 +318,5 @@ export async function rawGetLoad(target: Target, path: string, seconds: number, 
   latencies.sort((a, b) => a - b);
   const at = (p: number) =>
     Math.round(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? 0);
-  return { rps: latencies.length / seconds, p50: at(0.5), p99: at(0.99), failed };
+  return { rps: latencies.length / seconds, requests: latencies.length, p50: at(0.5), p99: at(0.99), failed };
 }
