@@ -252,7 +252,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   const started = performance.now();
   const openPmaControl = pmacontrolOpener(config);
   const opened = await openStores(config, logger);
-  const metrics = new Metrics();
+  const metrics = new Metrics(packageVersion());
   const stores = { ...opened, store: metrics.measured(opened.store) };
   const service = await startService(config, logger, stores);
   metrics.watch(service);

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { InMemoryEventStore } from '../src/event-store/in-memory/store.js';
@@ -5,8 +6,10 @@ import { type ReadStreamOptions, type RecordedEvent, StoreUnavailable } from '..
 import { Readiness } from '../src/http/operations.js';
 import { BASE, send, startHarness } from './support/harness.js';
 import { spawnService, tempDir } from './support/process.js';
+import { toolAvailable } from './support/tools.js';
 
 const it = suite('operations: health, readiness, metrics');
+const promtool = toolAvailable('promtool', ['--version'], 'PROMTOOL_REQUIRED', "the metrics' check by promtool");
 
 /** A store that can be made to stop answering reads. */
 class SwitchableStore extends InMemoryEventStore {
@@ -15,6 +18,17 @@ class SwitchableStore extends InMemoryEventStore {
     if (this.down) throw new StoreUnavailable('switched off');
     return super.readStream(stream, options);
   }
+}
+
+/** Prometheus' conventions: standard process and runtime names, the build, nothing promtool objects to. */
+function assertConventions(text: string): void {
+  assert.match(text, /^process_resident_memory_bytes \d+$/m, 'standard names, no prefix');
+  assert.match(text, /^nodejs_eventloop_lag_seconds [\d.e-]+$/m);
+  assert.match(text, /^pmacontrol_build_info\{version="\d+\.\d+\.\d+[^"]*"\} 1$/m);
+  if (!promtool) return;
+  const checked = spawnSync('promtool', ['check', 'metrics'], { input: text });
+  assert.is(checked.status, 0, `${checked.stdout}${checked.stderr}`);
+  assert.is(`${checked.stdout}${checked.stderr}`.trim(), '', 'promtool finds nothing');
 }
 
 it('the real process: healthz, readyz with its position, and metrics by route template', async () => {
@@ -55,7 +69,7 @@ it('the real process: healthz, readyz with its position, and metrics by route te
     assert.match(text, /pmacontrol_events_appended_total [1-9]/);
     assert.match(text, new RegExp(`pmacontrol_projected_position ${ready.body.position}`));
     assert.match(text, /pmacontrol_follow_lag_events 0/);
-    assert.match(text, /pmacontrol_process_resident_memory_bytes \d+/);
+    assertConventions(text);
   } finally {
     await service.stop();
   }

@@ -151,7 +151,10 @@ export function createHandler(given: AppDeps): RequestListener {
 }
 
 /** The deps with the instance's metrics, made here when not given. */
-const withMetrics = (given: AppDeps) => ({ ...given, metrics: given.metrics ?? new Metrics().watch(given.service) });
+const withMetrics = (given: AppDeps) => ({
+  ...given,
+  metrics: given.metrics ?? new Metrics(given.openapi.info.version).watch(given.service),
+});
 
 export function createApp(given: AppDeps): Koa {
   const deps = withMetrics(given);

@@ -8,6 +8,16 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 /** How long /readyz waits for the event store before it says the store does not answer. */
 const STORE_TIMEOUT_MS = 2000;
 
+/**
+ * prom-client's sums of the per-type gauges, named like counters (`_total`), which `promtool check
+ * metrics` refuses; the per-type gauges themselves (`nodejs_active_handles{type}` …) stay.
+ */
+const MISNAMED_DEFAULTS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
 /** Whether this instance is stopping: /readyz answers 503 from the first moment of a graceful stop. */
 export class Readiness {
   stopping = false;
@@ -16,7 +26,8 @@ export class Readiness {
 /**
  * The service's Prometheus metrics, in a registry of its own (one per app): requests by route
  * template (never the raw path), method and status; request and append latency; events appended;
- * the projected position and how far behind the log this instance is; Node's process metrics.
+ * the projected position and how far behind the log this instance is; the build; Node's process and
+ * runtime metrics under their standard names (`process_*`, `nodejs_*`).
  */
 export class Metrics {
   readonly registry = new Registry();
@@ -45,8 +56,16 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'pmacontrol_' });
+  /** `version`: the running release, for `pmacontrol_build_info`. */
+  constructor(version: string) {
+    collectDefaultMetrics({ register: this.registry });
+    for (const name of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(name);
+    new Gauge({
+      name: 'pmacontrol_build_info',
+      help: 'Always 1; the label names the running release',
+      labelNames: ['version'],
+      registers: [this.registry],
+    }).set({ version }, 1);
   }
 
   /** Adds the gauges read from the running service: its position and how far behind the log it is. */

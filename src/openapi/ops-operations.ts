@@ -61,8 +61,9 @@ export function metrics(): OperationObject {
     description:
       'Text exposition format: pmacontrol_http_requests_total{route,method,status}, ' +
       'pmacontrol_http_request_duration_seconds{route,method}, pmacontrol_event_store_append_duration_seconds, ' +
-      'pmacontrol_events_appended_total, pmacontrol_projected_position, pmacontrol_follow_lag_events and the ' +
-      "process's own (pmacontrol_process_*, pmacontrol_nodejs_*). Routes are templates, never raw paths.",
+      'pmacontrol_events_appended_total, pmacontrol_projected_position, pmacontrol_follow_lag_events, ' +
+      'pmacontrol_build_info{version} (always 1) and the standard process and runtime metrics (process_*, ' +
+      'nodejs_*). Routes are templates, never raw paths.',
     security: [],
     responses: {
       200: {

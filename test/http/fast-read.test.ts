@@ -45,7 +45,7 @@ async function world(access: AccessSettings): Promise<World> {
   const h = await startHarness({ access });
   const { service } = h;
   const openapi = buildOpenApi('test');
-  const side = () => ({ logs: [] as string[], metrics: new Metrics() });
+  const side = () => ({ logs: [] as string[], metrics: new Metrics('test') });
   const [f, k] = [side(), side()];
   const koaApp = (s: typeof f) =>
     createApp({ service, logger: collectingLogger(s.logs), metrics: s.metrics, openapi, access });
