@@ -21,9 +21,14 @@ export interface Idempotency {
 /** How long a recorded answer is given again. */
 export const WINDOW_MS = 24 * 60 * 60 * 1000;
 
+const REUSED = 'this Idempotency-Key was used with another method, path or body';
+
+/** A 422 like every other: its one problem names the header. */
 export class KeyReused extends DomainError {
   constructor() {
-    super(422, 'idempotency_key_reused', 'this Idempotency-Key was used with another method, path or body');
+    super(422, 'idempotency_key_reused', REUSED, {
+      errors: [{ field: 'Idempotency-Key', code: 'reused', message: REUSED }],
+    });
   }
 }
 

@@ -23,7 +23,7 @@ export function allocateId(col: Collection, requested?: number): number {
   const resource = col.resource.name;
   if (requested !== undefined) {
     if (col.get(requested) || col.tombstone(requested))
-      throw new Conflict(`${resource} id ${requested} is already used`);
+      throw new Conflict(`${resource} id ${requested} is already used`, { resource, id: requested, fields: ['id'] });
     return requested;
   }
   // Never past the largest id a client can address: the id space ends there, and no id is reused.
@@ -39,7 +39,9 @@ export function allocateId(col: Collection, requested?: number): number {
 /** Refuses a unique value that another entry holds; only keys made of `changed` fields are looked at. */
 export function checkUnique(col: Collection, next: Record<string, unknown>, id: number, changed: Set<string>): void {
   const taken = col.conflict(next, id, (key) => key.fields.some((field) => changed.has(field)));
-  if (taken) throw new Conflict(`${taken.key.describe(next)} is already used by id ${taken.id}`);
+  if (!taken) return;
+  const holder = { resource: col.resource.name, id: taken.id, fields: [...taken.key.fields] };
+  throw new Conflict(`${taken.key.describe(next)} is already used by id ${taken.id}`, holder);
 }
 
 /**

@@ -23,7 +23,7 @@ const problem = (extra: Record<string, JsonSchema> = {}, required: string[] = []
 
 export const PROBLEMS: Record<
   string,
-  { status: number; code: string; description: string; detail: string; schema?: string }
+  { status: number; code: string; description: string; detail: string; schema?: string; extra?: object }
 > = {
   BadRequest: {
     status: 400,
@@ -57,6 +57,7 @@ export const PROBLEMS: Record<
       'conflict (uniqueness, taken id, or a request with the same Idempotency-Key still in flight), in_use (dependents listed) or delete_guarded',
     detail: 'tag name "galera" is already used by id 3',
     schema: 'ConflictProblem',
+    extra: { conflict: { resource: 'tags', id: 3, fields: ['name'] } },
   },
   PreconditionFailed: {
     status: 412,
@@ -79,7 +80,9 @@ export const PROBLEMS: Record<
   ValidationFailed: {
     status: 422,
     code: 'validation_failed',
-    description: 'validation_failed (field errors, each with its field) or idempotency_key_reused',
+    description:
+      'validation_failed (field errors, each with its field) or idempotency_key_reused (its error on the ' +
+      'Idempotency-Key header)',
     detail: 'name: is required',
     schema: 'ValidationProblem',
   },
@@ -106,6 +109,7 @@ function problemResponse(name: string): ResponseObject {
     code: p.code,
     error: p.detail,
   };
+  Object.assign(example, p.extra);
   if (p.schema === 'ValidationProblem') example.errors = [{ field: 'name', code: 'required', message: 'is required' }];
   const challenge: Record<string, { $ref: string }> =
     p.status === 401 ? { 'WWW-Authenticate': { $ref: '#/components/headers/WWWAuthenticate' } } : {};
@@ -134,10 +138,29 @@ const SCHEMAS: Record<string, SchemaObject> = {
       },
       error_count: { ...integer(101), description: 'how many problems there are in all, when more than 100' },
     }),
-    description: 'validation_failed lists the invalid fields in errors; idempotency_key_reused has none',
-    anyOf: [{ properties: { code: { not: { const: 'validation_failed' } } } }, { required: ['errors'] }],
+    description:
+      'validation_failed lists the invalid fields in errors; idempotency_key_reused lists one, on the ' +
+      'Idempotency-Key header',
+    required: [...Object.keys(problemProperties), 'errors'],
   },
   ConflictProblem: problem({
+    conflict: {
+      type: 'object',
+      description:
+        'with code conflict on a unique value or a taken id: the entry that holds it, so that a client can ' +
+        'change that entry instead (fields: the unique key, or ["id"])',
+      properties: {
+        resource: { type: 'string', description: 'the resource of the entry that holds the value' },
+        id: { ...integer(1), description: 'its id' },
+        fields: {
+          type: 'array',
+          items: { type: 'string' },
+          minItems: 1,
+          description: 'the fields of the unique key it holds, or ["id"]',
+        },
+      },
+      required: ['resource', 'id', 'fields'],
+    },
     dependents: {
       type: 'array',
       description: 'with code in_use: the entries that still reference this one',

@@ -259,7 +259,7 @@ function remove(route: RouteDescriptor, resource: Resource): OperationObject {
         headers: requestIdHeader,
         content: json(schema, { id: 1, resource: resource.name, deleted: true, mode: deletion }),
       },
-      ...problems('BadRequest', 'NotFound', 'Conflict', 'PreconditionFailed', 'Unavailable'),
+      ...problems('BadRequest', 'NotFound', 'Conflict', 'PreconditionFailed', 'ValidationFailed', 'Unavailable'),
     },
   };
 }

@@ -35,6 +35,7 @@ it('ids are allocated increasing and never reused, not even after a hard delete'
   const taken = await h.request('POST', `${BASE}/tags`, { body: { ...tag('d'), id: b.body.id } });
   assert.is(taken.status, 409);
   assert.is(taken.body.code, 'conflict');
+  assert.equal(taken.body.conflict, { resource: 'tags', id: b.body.id, fields: ['id'] }, 'held, though deleted');
 });
 
 it('POST with an id never used creates it with that id; an id in use is a 409', async ({ h }) => {

@@ -82,10 +82,12 @@ it('the same key with another body, path or method is a 422 idempotency_key_reus
     await h.request('POST', `${BASE}/tags`, { body: tag('b'), headers: keyed('k') }),
     await h.request('POST', `${BASE}/clients`, { body: { libelle: 'a' }, headers: keyed('k') }),
     await h.request('PUT', `${BASE}/tags/1`, { body: tag('a'), headers: keyed('k') }),
+    await h.request('DELETE', `${BASE}/tags/1`, { headers: keyed('k') }),
   ];
   for (const reply of others) {
     assert.is(reply.status, 422);
     assert.is(reply.body.code, 'idempotency_key_reused', reply.text);
+    assert.equal(reply.body.errors, [{ field: 'Idempotency-Key', code: 'reused', message: reply.body.detail }]);
   }
 });
 

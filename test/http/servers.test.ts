@@ -81,8 +81,11 @@ it('name is unique among all servers, soft-deleted ones included; so is (ip, por
   await h.request('DELETE', `${BASE}/servers/${made.body.id}`);
   const sameName = await h.request('POST', `${BASE}/servers`, { body: { ...minimal, ip: '10.0.0.22' } });
   assert.equal([sameName.status, sameName.body.code], [409, 'conflict']);
+  const holder = { resource: 'servers', id: made.body.id };
+  assert.equal(sameName.body.conflict, { ...holder, fields: ['name'] }, 'the body names the holder');
   const sameAddress = await h.request('POST', `${BASE}/servers`, { body: { ...minimal, name: 'other' } });
   assert.equal([sameAddress.status, sameAddress.body.code], [409, 'conflict']);
+  assert.equal(sameAddress.body.conflict, { ...holder, fields: ['ip', 'port'] });
   const otherPort = await h.request('POST', `${BASE}/servers`, { body: { ...minimal, name: 'other', port: 3307 } });
   assert.is(otherPort.status, 201);
   const clash = await h.request('PATCH', `${BASE}/servers/${otherPort.body.id}`, { body: { port: 3306 } });

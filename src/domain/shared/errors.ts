@@ -34,9 +34,17 @@ export class Deleted extends DomainError {
   }
 }
 
+/** The entry that holds a unique value or an id, so that a client can change that entry instead. */
+export interface Holder {
+  resource: string;
+  id: number;
+  /** The unique key's fields, or `["id"]` for a taken id. */
+  fields: string[];
+}
+
 export class Conflict extends DomainError {
-  constructor(detail: string) {
-    super(409, 'conflict', detail);
+  constructor(detail: string, holder?: Holder) {
+    super(409, 'conflict', detail, holder ? { conflict: holder } : {});
   }
 }
 
