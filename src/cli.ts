@@ -46,7 +46,7 @@ async function serve(): Promise<void> {
   const running = await start(config, logger);
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'shutting down');
-    running.close().then(
+    running.shutdown().then(
       () => process.exit(0),
       (error) => {
         logger.error({ err: { message: (error as Error).message } }, 'shutdown failed');

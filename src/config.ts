@@ -15,6 +15,8 @@ export interface Config {
   pollMs: number;
   http: HttpLimits;
   access: AccessSettings;
+  /** How long a stopping instance goes on serving, not ready, before it closes (SIGTERM). */
+  shutdownDrainMs: number;
 }
 
 /** EVENT_STORE=mariadb: where the log is and how to reach it. */
@@ -51,6 +53,8 @@ export interface AccessSettings {
   anonymousRole: 'none' | 'reader' | 'writer';
   /** Origins allowed to call the API from a browser (CORS); empty: CORS off. */
   corsOrigins: string[];
+  /** Host names answered besides the defaults (see http/hosts.ts); `*.example.net` allowed. */
+  allowedHosts?: string[];
 }
 
 /** What protects the service from slow and idle clients (see the README, Configuration). */
@@ -85,6 +89,7 @@ const LOOPBACK = /^(127(\.\d{1,3}){3}|::1|localhost)$/;
 /**
  * ANONYMOUS_ROLE: `writer` by default when the service listens on a loopback address only (its local
  * clients send no credentials), `reader` otherwise. CORS_ORIGINS: comma-separated origins.
+ * ALLOWED_HOSTS: comma-separated host names answered besides the defaults.
  */
 function accessSettings(env: NodeJS.ProcessEnv, host: string): AccessSettings {
   const fallback = LOOPBACK.test(host) ? 'writer' : 'reader';
@@ -92,17 +97,29 @@ function accessSettings(env: NodeJS.ProcessEnv, host: string): AccessSettings {
   if (!['none', 'reader', 'writer'].includes(anonymousRole)) {
     throw new ConfigError(`ANONYMOUS_ROLE must be none, reader or writer, not "${anonymousRole}"`);
   }
-  const corsOrigins = (env.CORS_ORIGINS ?? '')
-    .split(',')
-    .map((o) => o.trim())
-    .filter(Boolean);
+  const corsOrigins = list(env.CORS_ORIGINS);
   for (const origin of corsOrigins) {
     if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
       throw new ConfigError(`CORS_ORIGINS must list origins such as https://console.example.net, not "${origin}"`);
     }
   }
-  return { anonymousRole, corsOrigins };
+  const allowedHosts = list(env.ALLOWED_HOSTS);
+  for (const name of allowedHosts) {
+    if (!/^(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$|^\[?[0-9A-Fa-f:.]+\]?$/.test(name)) {
+      throw new ConfigError(
+        `ALLOWED_HOSTS must list host names such as config.example.net or *.example.net, not "${name}"`,
+      );
+    }
+  }
+  return { anonymousRole, corsOrigins, allowedHosts: allowedHosts.map((name) => name.replace(/^\[|\]$/g, '')) };
 }
+
+/** A comma-separated list, trimmed, without empty items. */
+const list = (raw: string | undefined) =>
+  (raw ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 
 /** Reads and checks the environment once, at start; a bad value stops the start with a clear message. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -134,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(eventStore === 'mariadb' ? { mariadb: mariadbConfig(env) } : {}),
     pollMs: integer(env, 'POLL_INTERVAL_MS', 100, 10, 60_000),
     access: accessSettings(env, env.HOST || '127.0.0.1'),
+    shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 5000, 0, 600_000),
     http: {
       maxConnections: integer(env, 'MAX_CONNECTIONS', 512, 1, 100_000),
       headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),

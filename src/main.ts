@@ -20,6 +20,7 @@ import type { Config, HttpLimits } from './config.js';
 import type { EventStore } from './event-store/port.js';
 import { SqliteEventStore } from './event-store/sqlite/store.js';
 import { createHandler } from './http/app.js';
+import { hostCheck } from './http/hosts.js';
 import { Metrics, Readiness } from './http/operations.js';
 import { buildOpenApi } from './openapi/build.js';
 import type { ReadModelStore } from './read-models/port.js';
@@ -182,6 +183,8 @@ export interface Running {
   port: number;
   service: ConfigService;
   close(): Promise<void>;
+  /** A graceful stop: not ready at once, serving for `drainMs` (SHUTDOWN_DRAIN_MS), then `close`. */
+  shutdown(drainMs?: number): Promise<void>;
 }
 
 /** Opens the stores and brings the service to the head of the log; the stores are closed if that fails. */
@@ -234,8 +237,10 @@ async function listen(config: Config, callback: RequestListener): Promise<Server
   return server;
 }
 
+type Opener = (ciphertext: string) => string;
+
 /** PMACONTROL_CRYPT_KEY_FILE: read at start, so that a wrong path stops the start rather than a write. */
-function pmacontrolOpener(config: Config): ((ciphertext: string) => string) | undefined {
+function pmacontrolOpener(config: Config): Opener | undefined {
   if (!config.pmacontrolCryptKeyFile) return undefined;
   try {
     const crypt = createPmaControlCrypt(readPmaControlCryptKey(config.pmacontrolCryptKeyFile));
@@ -247,7 +252,28 @@ function pmacontrolOpener(config: Config): ((ciphertext: string) => string) | un
   }
 }
 
-/** Starts the service; `close` stops taking connections, lets in-flight requests finish, then closes the stores. */
+/** The HTTP side of a running service: its handler, metrics, readiness and validators. */
+function serveHttp(config: Config, logger: Logger, service: ConfigService, metrics: Metrics, openPmaControl?: Opener) {
+  const readiness = new Readiness();
+  const validator = new WriteValidator(openPmaControl);
+  const handler = createHandler({
+    service,
+    logger,
+    openapi: buildOpenApi(packageVersion()),
+    access: config.access,
+    metrics,
+    readiness,
+    validator,
+    hosts: hostCheck(config.host, config.access.allowedHosts),
+  });
+  return { readiness, validator, handler };
+}
+
+/**
+ * Starts the service. `close` stops taking connections, lets in-flight requests finish, then closes
+ * the stores; `shutdown` (SIGTERM) first answers /readyz 503 and goes on serving for `drainMs`, every
+ * answer closing its connection, so that a load balancer stops sending and no request is reset.
+ */
 export async function start(config: Config, logger: Logger): Promise<Running> {
   const started = performance.now();
   const openPmaControl = pmacontrolOpener(config);
@@ -256,18 +282,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   const stores = { ...opened, store: metrics.measured(opened.store) };
   const service = await startService(config, logger, stores);
   metrics.watch(service);
-  const readiness = new Readiness();
-  const openapi = buildOpenApi(packageVersion());
-  const validator = new WriteValidator(openPmaControl);
-  const handler = createHandler({
-    service,
-    logger,
-    openapi,
-    access: config.access,
-    metrics,
-    readiness,
-    validator,
-  });
+  const { readiness, validator, handler } = serveHttp(config, logger, service, metrics, openPmaControl);
   const server = await listen(config, handler);
   // The write validators, compiled in the background once listening: not by a client's first write.
   const warming = validator.warm();
@@ -281,7 +296,6 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
-      // First /readyz turns 503, then the in-flight requests finish, then the stores close.
       readiness.stopping = true;
       warming.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -293,5 +307,11 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       stores.readModels.close();
       logger.info('stopped');
     })());
-  return { server, port, service, close };
+  const shutdown = async (drainMs = config.shutdownDrainMs) => {
+    readiness.stopping = true;
+    logger.info({ drain_ms: drainMs }, 'draining: not ready, still serving');
+    await new Promise((resolve) => setTimeout(resolve, drainMs));
+    await close();
+  };
+  return { server, port, service, close, shutdown };
 }

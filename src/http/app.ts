@@ -8,8 +8,9 @@ import type { AccessSettings } from '../config.js';
 import { isResourceName } from '../domain/resources.js';
 import { type CiphertextOpener, WriteValidator } from '../schemas/validator.js';
 import { docsAsset, docsPage } from './docs.js';
-import { errorHandler, methodNotAllowed, unknownResource, unknownRoute } from './errors.js';
+import { errorHandler, methodNotAllowed, misdirected, unknownResource, unknownRoute } from './errors.js';
 import { withFastReads } from './fast-read.js';
+import { type HostCheck, hostCheck } from './hosts.js';
 import { type Access, authorize, identify } from './identity.js';
 import { accessLog, cors, hardening, requestContext, trailingSlash } from './middleware.js';
 import { healthz, Metrics, metrics, Readiness, readyz } from './operations.js';
@@ -42,7 +43,11 @@ export interface AppDeps {
   openPmaControl?: CiphertextOpener;
   /** The write bodies' validator (made here, with `openPmaControl`, when not given). */
   validator?: WriteValidator;
+  /** The names this service answers to (made here for a loopback listener when not given). */
+  hosts?: HostCheck;
 }
+
+type ResolvedDeps = AppDeps & { metrics: Metrics; hosts: HostCheck };
 
 type Handle = (ctx: Context) => unknown;
 
@@ -54,7 +59,7 @@ function notFound(ctx: Context) {
 }
 
 /** The routes about the whole configuration, the tokens, or the API itself. */
-function apiHandlers(deps: AppDeps & { metrics: Metrics }, validator: WriteValidator): Record<ApiRouteKind, Handle> {
+function apiHandlers(deps: ResolvedDeps, validator: WriteValidator): Record<ApiRouteKind, Handle> {
   const { service, openapi, keepAliveMs } = deps;
   const readiness = deps.readiness ?? new Readiness();
   return {
@@ -95,7 +100,7 @@ function guarded(access: Access, handle: Handle, deps: AppDeps): Handle {
   };
 }
 
-function routes(deps: AppDeps & { metrics: Metrics }): Router {
+function routes(deps: ResolvedDeps): Router {
   const router = new Router();
   const handlerDeps = { service: deps.service, validator: deps.validator ?? new WriteValidator(deps.openPmaControl) };
   const byPath = new Map<string, Method[]>();
@@ -146,18 +151,32 @@ function loadBodyClasses(): void {
  * logger and metrics.
  */
 export function createHandler(given: AppDeps): RequestListener {
-  const deps = withMetrics(given);
+  const deps = resolved(given);
   return withFastReads(deps, createApp(deps).callback());
 }
 
-/** The deps with the instance's metrics, made here when not given. */
-const withMetrics = (given: AppDeps) => ({
+/** The deps with the instance's metrics and Host check, made here when not given. */
+const resolved = (given: AppDeps): ResolvedDeps => ({
   ...given,
   metrics: given.metrics ?? new Metrics(given.openapi.info.version).watch(given.service),
+  hosts: given.hosts ?? hostCheck('127.0.0.1', given.access?.allowedHosts),
 });
 
+/** While the instance stops, every answer closes its connection: clients reconnect to another instance. */
+const closingConnections = (readiness?: Readiness) => (ctx: Context, next: () => Promise<void>) => {
+  if (readiness?.stopping) ctx.set('Connection', 'close');
+  return next();
+};
+
+/** A 421 for a Host this service does not answer to (DNS rebinding), before anything else is done. */
+const hostGuard = (hosts: HostCheck) => (ctx: Context, next: () => Promise<void>) => {
+  const host = ctx.get('Host');
+  if (!hosts(host)) throw misdirected(host);
+  return next();
+};
+
 export function createApp(given: AppDeps): Koa {
-  const deps = withMetrics(given);
+  const deps = resolved(given);
   loadBodyClasses();
   const app = new Koa();
   // A client that goes away mid-answer is not the service's error: logged at debug, never on stderr.
@@ -169,8 +188,10 @@ export function createApp(given: AppDeps): Koa {
   app.use(accessLog(deps.logger));
   app.use(deps.metrics.measure());
   app.use(hardening);
+  app.use(closingConnections(deps.readiness));
   app.use(cors(deps.access?.corsOrigins ?? []));
   app.use(errorHandler(deps.logger));
+  app.use(hostGuard(deps.hosts));
   app.use(trailingSlash);
   app.use(routes(deps).routes());
   app.use(notFound);

@@ -29,6 +29,13 @@ export const unsupportedMediaType = (type: string) =>
     `send JSON (application/json), not "${type.slice(0, 80) || 'nothing'}"`,
   );
 
+export const misdirected = (host: string) =>
+  new RequestError(
+    421,
+    'misdirected_request',
+    `this service does not answer to the host "${host.slice(0, 100)}"; add it to ALLOWED_HOSTS if it should`,
+  );
+
 export const invalidHeader = (detail: string) => new RequestError(400, 'invalid_header', detail);
 
 const TITLES: Record<number, string> = {
@@ -41,6 +48,7 @@ const TITLES: Record<number, string> = {
   412: 'Precondition Failed',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
+  421: 'Misdirected Request',
   422: 'Unprocessable Content',
   500: 'Internal Server Error',
   503: 'Service Unavailable',

@@ -5,9 +5,10 @@ import type { AccessSettings } from '../config.js';
 import { isResourceName } from '../domain/resources.js';
 import { MAX_ID } from '../domain/shared/types.js';
 import type { Role } from '../domain/tokens/token.js';
+import type { HostCheck } from './hosts.js';
 import { authorize, identifyBy } from './identity.js';
 import { HARDENING_HEADERS, logRequest, requestIdOf } from './middleware.js';
-import type { Metrics } from './operations.js';
+import type { Metrics, Readiness } from './operations.js';
 import { entryBody, etag } from './routes/config-writes.js';
 import { CONFIG_BASE, SHAPES } from './routes/descriptors.js';
 
@@ -20,6 +21,9 @@ export interface FastReadDeps {
   logger: Logger;
   metrics: Metrics;
   access?: AccessSettings;
+  hosts: HostCheck;
+  /** A stopping instance closes every connection after its answer: Koa answers then. */
+  readiness?: Readiness;
 }
 
 /**
@@ -37,7 +41,8 @@ export function withFastReads(deps: FastReadDeps, koa: RequestListener): Request
   const anonymousRole = deps.access?.anonymousRole ?? 'writer';
   return (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
-    const found = plainRead(req, deps.service, anonymousRole);
+    const plain = deps.hosts(req.headers.host) && !deps.readiness?.stopping;
+    const found = plain ? plainRead(req, deps.service, anonymousRole) : undefined;
     if (!found) return koa(req, res);
     const { resource, entry, actor } = found;
     const requestId = requestIdOf(headerOf(req.headers['x-request-id']));

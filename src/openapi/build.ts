@@ -22,7 +22,9 @@ const DESCRIPTION = [
   'On every path: HEAD wherever GET is; OPTIONS answers 204 with `Allow`; any other method is a 405',
   '`method_not_allowed` problem with `Allow`. A trailing slash is accepted. Every response carries',
   '`X-Request-ID`. Errors are `application/problem+json` with `code` and `error` (= `detail`); 500 `internal`',
-  'is never the answer to client input.',
+  'is never the answer to client input. A `Host` the service does not answer to is a 421 `misdirected_request`',
+  '(DNS rebinding): by default the listen address, `localhost`, `127.0.0.1` and `[::1]` (any IP address when it',
+  'listens on `0.0.0.0`), plus the names ALLOWED_HOSTS lists.',
   '',
   'Authentication: `Authorization: Bearer <token>` (tokens: `pmc_` and 43 characters, issued by an admin). The',
   "token's name is the actor recorded on every event its requests cause. Without a token the caller is",
@@ -83,10 +85,10 @@ export function buildOpenApi(version: string): OpenAPIObject {
   }
   const paths: Record<string, Record<string, OperationObject>> = {};
   const add = (route: { path: string; method: string; access: Access }, operation: OperationObject) => {
-    paths[route.path] = {
-      ...paths[route.path],
-      [route.method.toLowerCase()]: secured(operation, route.access, route.method),
-    };
+    const done = secured(operation, route.access, route.method);
+    // Any route answers 421 to a Host the service does not answer to (DNS rebinding).
+    done.responses = { ...done.responses, ...problems('MisdirectedRequest') };
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: done };
   };
   for (const route of ROUTES) add(route, configOperation(route));
   for (const route of API_ROUTES) add(route, apiOperation(route));

@@ -77,6 +77,12 @@ export const PROBLEMS: Record<
     description: 'the body is not sent as JSON',
     detail: 'send JSON (application/json), not "text/plain"',
   },
+  MisdirectedRequest: {
+    status: 421,
+    code: 'misdirected_request',
+    description: 'the Host header names a host this service does not answer to (see ALLOWED_HOSTS)',
+    detail: 'this service does not answer to the host "attacker.example"; add it to ALLOWED_HOSTS if it should',
+  },
   ValidationFailed: {
     status: 422,
     code: 'validation_failed',

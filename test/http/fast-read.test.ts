@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import type { AccessSettings } from '../../src/config.js';
 import { createApp } from '../../src/http/app.js';
 import { withFastReads } from '../../src/http/fast-read.js';
+import { hostCheck } from '../../src/http/hosts.js';
 import { Metrics } from '../../src/http/operations.js';
 import { buildOpenApi } from '../../src/openapi/build.js';
 import { collectingLogger, type Harness, startHarness } from '../support/harness.js';
@@ -51,7 +52,14 @@ async function world(access: AccessSettings): Promise<World> {
     createApp({ service, logger: collectingLogger(s.logs), metrics: s.metrics, openapi, access });
   const fastKoa = koaApp(f).callback();
   const handedToKoa = { count: 0 };
-  const fast = withFastReads({ service, logger: collectingLogger(f.logs), metrics: f.metrics, access }, (req, res) => {
+  const fastDeps = {
+    service,
+    logger: collectingLogger(f.logs),
+    metrics: f.metrics,
+    access,
+    hosts: hostCheck('127.0.0.1'),
+  };
+  const fast = withFastReads(fastDeps, (req, res) => {
     handedToKoa.count++;
     return fastKoa(req, res);
   });

@@ -1,0 +1,39 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { BASE, send } from './support/harness.js';
+import { spawnService, tempDir } from './support/process.js';
+
+const it = suite('SIGTERM: not ready at once, drained, every request in flight answered, exit 0');
+
+const CONCURRENT = 300;
+
+it('300 concurrent POSTs and a SIGTERM among them: all answered, none reset, all recorded', async () => {
+  const dataDir = tempDir();
+  const service = await spawnService({ DATA_DIR: dataDir, SHUTDOWN_DRAIN_MS: '1500' });
+  const tag = (i: number) => ({ name: `drain-${i}`, color: '#000000', background: '#FFFFFF' });
+  const outcomes = Array.from({ length: CONCURRENT }, (_, i) =>
+    send(service.url, 'POST', `${BASE}/tags`, { body: tag(i) }).then(
+      (reply) => reply.status,
+      (error: Error) => `${error.message} ${(error.cause as Error | undefined)?.message ?? ''}`,
+    ),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const exited = service.stop();
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const ready = await send(service.url, 'GET', '/readyz');
+  assert.equal([ready.status, ready.body.reason], [503, 'stopping'], 'not ready from the first moment');
+  assert.is((await send(service.url, 'GET', '/healthz')).status, 200, 'still serving while it drains');
+  const statuses = await Promise.all(outcomes);
+  const failed = statuses.filter((status) => status !== 201);
+  assert.equal(failed, [], `every request answered 201, none reset: ${failed.slice(0, 3).join('; ')}`);
+  assert.is(await exited, 0, service.output().slice(-2000));
+  const again = await spawnService({ DATA_DIR: dataDir });
+  try {
+    const tags = await send(again.url, 'GET', `${BASE}/tags`);
+    assert.is(tags.body.total, CONCURRENT, 'every acknowledged tag is in the log');
+  } finally {
+    await again.stop();
+  }
+});
+
+it.run();
