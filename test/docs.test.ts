@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { chromium, type Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildOpenApi } from '../src/openapi/build.js';
+import { send } from './support/harness.js';
 import { ROOT, spawnService, tempDir } from './support/process.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -15,6 +16,34 @@ const ARGS = [
   '--no-first-run',
 ];
 const it = suite('the docs page in a real browser (Debian chromium, headless)');
+
+/**
+ * "Try it out" on PATCH of a server, twice: both answer 200, and the page sends no Idempotency-Key
+ * or If-Match of its own and no reference the example would move the server with.
+ */
+async function tryPatchTwice(page: Page, url: string): Promise<void> {
+  const server = { id_client: 99, id_environment: 1, name: 'docs-1', ip: '10.9.9.9', login: 'pma', passwd: 'pw' };
+  const made = await send(url, 'POST', '/fr/api/config/servers', { body: server });
+  const sent: { headers: Record<string, string>; body: string | null }[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'PATCH') sent.push({ headers: request.headers(), body: request.postData() });
+  });
+  const patch = page.locator('#operations-servers-patchServer');
+  await patch.locator('.opblock-summary').click();
+  await patch.locator('tr[data-param-name="id"] input').fill(String(made.body.id));
+  for (let round = 1; round <= 2; round++) {
+    const [response] = await Promise.all([
+      page.waitForResponse((response) => response.request().method() === 'PATCH', { timeout: 15_000 }),
+      patch.locator('button.execute').click(),
+    ]);
+    assert.is(response.status(), 200, `round ${round}: ${await response.text()}`);
+  }
+  assert.is(sent.length, 2);
+  for (const { headers, body } of sent) {
+    assert.not.ok('idempotency-key' in headers || 'if-match' in headers, JSON.stringify(headers));
+    assert.not.match(body ?? '', /id_client|id_environment/);
+  }
+}
 
 if (existsSync(CHROMIUM)) {
   it('renders every operation, a "Try it out" GET gets a 200, no request leaves 127.0.0.1; a screenshot is kept', async () => {
@@ -43,6 +72,8 @@ if (existsSync(CHROMIUM)) {
         (await health.locator('.live-responses-table .microlight').first().textContent()) ?? '',
         /"status": "ok"/,
       );
+
+      await tryPatchTwice(page, service.url);
 
       const dir = join(ROOT, 'artifacts');
       mkdirSync(dir, { recursive: true });

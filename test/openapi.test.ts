@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { OperationObject, RequestBodyObject } from 'openapi3-ts/oas31';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isResourceName } from '../src/domain/resources.js';
+import { isResourceName, resourceOf } from '../src/domain/resources.js';
 import { API_ROUTES, ROUTES } from '../src/http/routes/descriptors.js';
 import { buildOpenApi } from '../src/openapi/build.js';
 import { createAjv, WriteValidator } from '../src/schemas/validator.js';
@@ -43,6 +43,41 @@ it('documents every route the service mounts, with an operationId, a summary and
   assert.ok(
     patch?.requestBody && 'content' in patch.requestBody && patch.requestBody.content['application/merge-patch+json'],
   );
+});
+
+it('"Try it out" works twice in a row: no fixed header or query value, no PATCH that moves an entry', () => {
+  const doc = buildOpenApi('test');
+  const components = doc.components?.parameters ?? {};
+  const fixed: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, operation] of Object.entries(item as Record<string, OperationObject>)) {
+      for (const given of operation.parameters ?? []) {
+        const parameter = '$ref' in given ? components[given.$ref.split('/').pop()!] : given;
+        if (!('in' in parameter) || parameter.in === 'path') continue;
+        if (parameter.example !== undefined || parameter.examples !== undefined)
+          fixed.push(`${method} ${path} ${parameter.name}`);
+      }
+      if (method !== 'patch') continue;
+      const body = (operation.requestBody as RequestBodyObject).content['application/json'].example;
+      const resource = path.split('/')[4];
+      const references = Object.entries(resourceOf(resource).declaration.fields).filter(([, spec]) => spec.reference);
+      for (const [field] of references) assert.not.ok(field in body, `PATCH ${path} example sets ${field}`);
+    }
+  }
+  assert.equal(fixed, [], 'parameters the page would fill in');
+});
+
+it('summaries read as sentences: an environment, a DNS alias, an SSH key, no CamelCase', () => {
+  const summaries = Object.values(buildOpenApi('test').paths ?? {}).flatMap((item) =>
+    Object.values(item as Record<string, OperationObject>).map((operation) => operation.summary ?? ''),
+  );
+  assert.ok(summaries.includes('Create an environment'));
+  assert.ok(summaries.includes('Create an SSH key'));
+  assert.ok(summaries.includes('List DNS aliases'));
+  for (const summary of summaries) {
+    assert.not.match(summary, /\ba [aeiouAEIOU]|\ban [b-df-hj-np-tv-z]/, summary);
+    assert.not.match(summary, /[a-z][A-Z]/, summary);
+  }
 });
 
 it('every member of every schema, and every operation, says what it is', () => {

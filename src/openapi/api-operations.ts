@@ -26,7 +26,7 @@ const FILTERS: ParameterObject[] = [
   ),
   query('id', 'with resource: that entry only', { type: 'integer', minimum: 1 }),
   query('actor', 'events caused by this actor (a token name, anonymous, system)', { type: 'string', maxLength: 255 }),
-  query('type', 'events of this type', { type: 'string', maxLength: 255 }, 'ServerUpdated'),
+  query('type', 'events of this type (e.g. `ServerUpdated`)', { type: 'string', maxLength: 255 }),
 ];
 
 const CHANGE_EXAMPLE = {

@@ -270,7 +270,6 @@ const PARAMETERS: ComponentsObject['parameters'] = {
       'path or body it is a 422 idempotency_key_reused; while the first is processed, a 409. Keys survive restarts ' +
       'and are honoured by every instance; a request that failed is not recorded.',
     schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
-    example: 'deploy-42-server-db1',
   },
   Id: {
     name: 'id',
@@ -283,17 +282,15 @@ const PARAMETERS: ComponentsObject['parameters'] = {
     name: 'If-Match',
     in: 'header',
     required: false,
-    description: 'the ETag of the version this write applies to; 412 otherwise',
+    description: 'the ETag of the version this write applies to (e.g. `"3"`); 412 otherwise',
     schema: { type: 'string' },
-    example: '"3"',
   },
   IfNoneMatch: {
     name: 'If-None-Match',
     in: 'header',
     required: false,
-    description: '304 when it matches the current ETag',
+    description: '304 when it matches the current ETag (e.g. `"3"`)',
     schema: { type: 'string' },
-    example: '"3"',
   },
   XRequestId: {
     name: 'X-Request-ID',

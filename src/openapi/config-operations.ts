@@ -11,7 +11,7 @@ import type { Resource } from '../domain/shared/declaration.js';
 import { listParameters, searchedFields } from '../http/request.js';
 import type { RouteDescriptor } from '../http/routes/descriptors.js';
 import { PROBLEMS } from './components.js';
-import { entryExample } from './examples.js';
+import { a, entryExample, patchExample, plural as plurals } from './examples.js';
 
 export const ref = (kind: string, name: string): ReferenceObject => ({ $ref: `#/components/${kind}/${name}` });
 export const problems = (...names: string[]): ResponsesObject =>
@@ -41,10 +41,7 @@ function common(route: RouteDescriptor): Pick<OperationObject, 'tags' | 'paramet
 
 function writeBody(resource: Resource, mode: 'create' | 'replace' | 'patch'): RequestBodyObject {
   const body = ref('schemas', `${resource.declaration.title}${capitalised(mode)}`);
-  const example =
-    mode === 'patch'
-      ? { [resource.shownFields[0]]: resource.declaration.example[resource.shownFields[0]] }
-      : resource.declaration.example;
+  const example = mode === 'patch' ? patchExample(resource) : resource.declaration.example;
   const merge = mode === 'patch' ? { 'application/merge-patch+json': { schema: body, example } } : {};
   return { required: true, content: { ...json(body, example), ...merge } as RequestBodyObject['content'] };
 }
@@ -105,9 +102,8 @@ function queryParameters(resource: Resource): ParameterObject[] {
       name: 'sort',
       in: 'query',
       required: false,
-      description: 'comma-separated fields, `-` before a field for descending; default `id`',
+      description: 'comma-separated fields, `-` before a field for descending (e.g. `-updated_at,id`); default `id`',
       schema: { type: 'string' },
-      example: '-updated_at,id',
     },
     {
       name: 'limit',
@@ -133,9 +129,8 @@ const AT: ParameterObject = {
   required: false,
   description:
     'time travel: the answer as of the last event at or before this moment, an ISO 8601 date-time with an offset ' +
-    'or a position; a moment after the last event gives the current state',
+    'or a position (e.g. `2026-11-16T09:00:00+01:00`, `1500`); a moment after the last event gives the current state',
   schema: { type: 'string' },
-  example: '2026-11-16T09:00:00+01:00',
 };
 
 function list(route: RouteDescriptor, resource: Resource): OperationObject {
@@ -152,7 +147,7 @@ function list(route: RouteDescriptor, resource: Resource): OperationObject {
   return {
     ...common(route),
     operationId: `list${plural}`,
-    summary: `List ${route.resource}`,
+    summary: `List ${plurals(resource.declaration.label)}`,
     description: `Every entry in id order${resource.declaration.deletion === 'soft' ? ', soft-deleted ones included' : ''}. The query parameters filter, search, sort and page it; an unknown or malformed one is a 400.`,
     parameters: [...common(route).parameters!, ...queryParameters(resource), AT],
     responses: {
@@ -172,7 +167,7 @@ function read(route: RouteDescriptor, resource: Resource): OperationObject {
   return {
     ...common(route),
     operationId: `get${title}`,
-    summary: `Read one ${title}`,
+    summary: `Read one ${resource.declaration.label}`,
     description:
       'The entry and its version in `ETag`; a hard-deleted entry is a 404 `deleted`. With `at`, the entry as it was ' +
       'then (404 `not_found` if not created yet, `deleted` if hard-deleted by then), with `as_of` and the ETag of that version.',
@@ -201,7 +196,7 @@ function create(route: RouteDescriptor, resource: Resource): OperationObject {
   return {
     ...common(route),
     operationId: `create${title}`,
-    summary: `Create a ${title}`,
+    summary: `Create ${a(resource.declaration.label)}`,
     description:
       'Required fields must be present, others take their defaults. `id` takes that id if it was never used (409 otherwise); without it, the next id above every id ever used.',
     requestBody: writeBody(resource, 'create'),
@@ -211,7 +206,7 @@ function create(route: RouteDescriptor, resource: Resource): OperationObject {
 
 function change(route: RouteDescriptor, resource: Resource, mode: 'replace' | 'patch'): OperationObject {
   const { title } = resource.declaration;
-  const what = mode === 'replace' ? `Replace a ${title}` : `Change some fields of a ${title}`;
+  const what = `${mode === 'replace' ? 'Replace' : 'Change some fields of'} ${a(resource.declaration.label)}`;
   return {
     ...common(route),
     operationId: `${mode}${title}`,
@@ -247,7 +242,7 @@ function remove(route: RouteDescriptor, resource: Resource): OperationObject {
   return {
     ...common(route),
     operationId: `delete${title}`,
-    summary: deletion === 'soft' ? `Soft-delete a ${title}` : `Delete a ${title}`,
+    summary: `${deletion === 'soft' ? 'Soft-delete' : 'Delete'} ${a(resource.declaration.label)}`,
     description:
       deletion === 'soft'
         ? 'The entry stays, listed, with `is_deleted: true`; a second DELETE changes nothing. `PATCH {"is_deleted": false}` restores it.'
@@ -284,7 +279,7 @@ function history(route: RouteDescriptor, resource: Resource): OperationObject {
   return {
     ...common(route),
     operationId: `get${title}History`,
-    summary: `Events of one ${title}, oldest first`,
+    summary: `Events of one ${resource.declaration.label}, oldest first`,
     description:
       "Every event that changed the entry, its own and other entries' (a deleted tag leaves the servers that carried it), with a field-by-field diff. Readable forever, also after a hard delete.",
     responses: {
@@ -316,7 +311,7 @@ function revert(route: RouteDescriptor, resource: Resource): OperationObject {
   return {
     ...common(route),
     operationId: `revert${title}`,
-    summary: `Make a ${title} what it was at a version`,
+    summary: `Make ${a(resource.declaration.label)} what it was at a version`,
     description:
       'One new event (`' +
       resource.events.reverted +

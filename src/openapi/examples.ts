@@ -24,6 +24,25 @@ export function entryExample(resource: Resource): Record<string, unknown> {
   return { ...example, version: 1, created_at: EXAMPLE_TIME, updated_at: EXAMPLE_TIME };
 }
 
+/**
+ * A PATCH body for the docs page's "Try it out": one field that references no other entry (a PATCH
+ * example must not move a server to another client), preferably one outside every unique key, so
+ * that sending it twice changes that field once and nothing else.
+ */
+export function patchExample(resource: Resource): Record<string, unknown> {
+  const unique = new Set((resource.declaration.unique ?? []).flatMap((key) => key.fields));
+  const { fields, example } = resource.declaration;
+  const plain = resource.shownFields.filter((name) => !fields[name].reference);
+  const field = plain.find((name) => !unique.has(name)) ?? plain[plain.length - 1];
+  return { [field]: exampleValue(resource, field, example) };
+}
+
+/** `label` with its indefinite article, as it is said: an SSH key, a DNS alias, an environment. */
+export const a = (label: string) => `${/^([aeiouAEIOU]|[FHLMNRSX][A-Z])/.test(label) ? 'an' : 'a'} ${label}`;
+
+/** `label` in the plural: tags, DNS aliases, SSH keys. */
+export const plural = (label: string) => `${label}${label.endsWith('s') ? 'es' : 's'}`;
+
 /** The entry schema, with its example. */
 export const documentedEntrySchema = (resource: Resource): JsonSchema => ({
   ...entrySchema(resource),

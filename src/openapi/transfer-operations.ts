@@ -65,9 +65,10 @@ export function exportConfiguration(): OperationObject {
         name: 'at',
         in: 'query',
         required: false,
-        description: 'an ISO 8601 date-time with an offset, or a position: the configuration as it was then',
+        description:
+          'an ISO 8601 date-time with an offset, or a position (e.g. `2026-11-01T00:00:00Z`, `1500`): the ' +
+          'configuration as it was then',
         schema: { type: 'string' },
-        example: '2026-11-01T00:00:00Z',
       },
       {
         name: 'secrets',

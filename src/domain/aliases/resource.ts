@@ -5,6 +5,7 @@ import { host, port, ref } from '../shared/fields.js';
 export const aliases = defineResource({
   name: 'aliases',
   title: 'Alias',
+  label: 'DNS alias',
   plural: 'Aliases',
   category: 'alias',
   description: 'Other DNS names and ports under which a server answers (PmaControl `alias_dns`).',

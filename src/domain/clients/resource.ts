@@ -8,6 +8,7 @@ export const FALLBACK_CLIENT_ID = 99;
 export const clients = defineResource({
   name: 'clients',
   title: 'Client',
+  label: 'client',
   plural: 'Clients',
   category: 'client',
   description: 'Customers or teams that own servers (PmaControl `client`). Client 99 is the built-in fallback.',

@@ -10,6 +10,7 @@ export const ENVIRONMENT_CLASSES = ['danger', 'warning', 'default', 'info', 'suc
 export const environments = defineResource({
   name: 'environments',
   title: 'Environment',
+  label: 'environment',
   plural: 'Environments',
   category: 'environment',
   description: 'Stages servers belong to (PmaControl `environment`). Environments 1–6 are built in.',

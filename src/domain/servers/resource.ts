@@ -7,6 +7,7 @@ import { MAX_ID } from '../shared/types.js';
 export const servers = defineResource({
   name: 'servers',
   title: 'Server',
+  label: 'server',
   plural: 'Servers',
   category: 'server',
   description:

@@ -45,6 +45,8 @@ export interface ResourceDeclaration<F extends Record<string, FieldSpec> = Recor
   name: string;
   /** Singular, for schema names and event types: `SshKey` (events `SshKeyCreated` …). */
   title: string;
+  /** Singular, for people: `SSH key`. */
+  label: string;
   /** Plural, for operation ids: `SshKeys`. */
   plural: string;
   /** Stream category in EventStoreDB style: `sshKey` (entry streams `sshKey-12`). */

@@ -42,6 +42,7 @@ function prepareKeyPair(fields: Record<string, unknown>, { mode, current, open }
 export const sshKeys = defineResource({
   name: 'ssh-keys',
   title: 'SshKey',
+  label: 'SSH key',
   plural: 'SshKeys',
   category: 'sshKey',
   description: 'SSH key pairs PmaControl uses to reach hosts and backup storage areas (PmaControl `ssh_key`).',

@@ -5,6 +5,7 @@ import { host, nullableInteger, port, ref, text } from '../shared/fields.js';
 export const storageAreas = defineResource({
   name: 'storage-areas',
   title: 'StorageArea',
+  label: 'storage area',
   plural: 'StorageAreas',
   category: 'storageArea',
   description: 'Places backups are written to, reached over SSH (PmaControl `backup_storage_area`).',

@@ -5,6 +5,7 @@ import { color, text } from '../shared/fields.js';
 export const tags = defineResource({
   name: 'tags',
   title: 'Tag',
+  label: 'tag',
   plural: 'Tags',
   category: 'tag',
   description: 'Labels that servers carry, drawn with their colours (PmaControl `tag`).',

@@ -17,6 +17,7 @@ export type Role = (typeof ROLES)[number];
 export const tokens = defineResource({
   name: 'tokens',
   title: 'Token',
+  label: 'token',
   plural: 'Tokens',
   category: 'token',
   description: 'Bearer tokens: who may do what. The token is shown once, when issued.',
