@@ -17,6 +17,8 @@ export interface Config {
   access: AccessSettings;
   /** How long a stopping instance goes on serving, not ready, before it closes (SIGTERM). */
   shutdownDrainMs: number;
+  /** How long an instance may be behind what other instances appended and still be ready. */
+  readyMaxLagMs: number;
 }
 
 /** EVENT_STORE=mariadb: where the log is and how to reach it. */
@@ -27,6 +29,8 @@ export interface MariadbConfig {
   caFile?: string;
   /** Following other instances: 20 ms after appends were found, backing off to this when idle. */
   pollMaxMs: number;
+  /** The longest one statement may take: a frozen server is answered 503 after this, not waited for. */
+  queryTimeoutMs: number;
 }
 
 function mariadbConfig(env: NodeJS.ProcessEnv): MariadbConfig {
@@ -44,6 +48,7 @@ function mariadbConfig(env: NodeJS.ProcessEnv): MariadbConfig {
     tls: tls === 'on',
     caFile: env.MARIADB_CA_FILE || undefined,
     pollMaxMs: integer(env, 'MARIADB_POLL_MAX_MS', 500, 20, 60_000),
+    queryTimeoutMs: integer(env, 'MARIADB_QUERY_TIMEOUT_MS', 5000, 100, 600_000),
   };
 }
 
@@ -152,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pollMs: integer(env, 'POLL_INTERVAL_MS', 100, 10, 60_000),
     access: accessSettings(env, env.HOST || '127.0.0.1'),
     shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 5000, 0, 600_000),
+    readyMaxLagMs: integer(env, 'READY_MAX_LAG_MS', 2000, 0, 3_600_000),
     http: {
       maxConnections: integer(env, 'MAX_CONNECTIONS', 512, 1, 100_000),
       headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),

@@ -254,7 +254,7 @@ function pmacontrolOpener(config: Config): Opener | undefined {
 
 /** The HTTP side of a running service: its handler, metrics, readiness and validators. */
 function serveHttp(config: Config, logger: Logger, service: ConfigService, metrics: Metrics, openPmaControl?: Opener) {
-  const readiness = new Readiness();
+  const readiness = new Readiness(config.readyMaxLagMs);
   const validator = new WriteValidator(openPmaControl);
   const handler = createHandler({
     service,

@@ -12,7 +12,7 @@ const it = suite<{ db: PrivateMariadb; service: ServiceProcess; env: Record<stri
 /** Posts tags until `stop()`; keeps the ids of the acknowledged ones and every refusal's status and code. */
 function traffic(url: string) {
   const acknowledged: number[] = [];
-  const refused: { status: number; code: string; retryAfter: string | null }[] = [];
+  const refused: { status: number; code: string; retryAfter: string | null; at: number }[] = [];
   let running = true;
   let n = 0;
   const writers = Array.from({ length: 4 }, async () => {
@@ -23,11 +23,13 @@ function traffic(url: string) {
           body: { name, color: '#000000', background: '#FFFFFF' },
         });
         if (reply.status === 201) acknowledged.push(reply.body.id);
-        else
-          refused.push({ status: reply.status, code: reply.body.code, retryAfter: reply.headers.get('retry-after') });
+        else {
+          const retryAfter = reply.headers.get('retry-after');
+          refused.push({ status: reply.status, code: reply.body.code, retryAfter, at: Date.now() });
+        }
       } catch {
         // the service itself never goes away in this test: a failed fetch would be a finding
-        refused.push({ status: 0, code: 'fetch failed', retryAfter: null });
+        refused.push({ status: 0, code: 'fetch failed', retryAfter: null, at: Date.now() });
       }
       if (refused.length > 0) await new Promise((r) => setTimeout(r, 20));
     }
@@ -50,6 +52,27 @@ async function until(check: () => Promise<boolean>, what: string, seconds = 30):
   throw new Error(`timed out: ${what}`);
 }
 
+/** Everything acknowledged is there, on this instance and on a fresh one that reads the log; the two agree. */
+async function assertNothingLost(service: ServiceProcess, env: Record<string, string>, acknowledged: number[]) {
+  const fresh = await spawnService({ ...env, DATA_DIR: tempDir() });
+  try {
+    for (const url of [service.url, fresh.url]) {
+      const list = await send(url, 'GET', `${BASE}/tags`);
+      const ids = new Set(list.body.items.map((t: { id: number }) => t.id));
+      const missing = acknowledged.filter((id) => !ids.has(id));
+      assert.equal(
+        missing,
+        [],
+        `acknowledged but missing on ${url === fresh.url ? 'a fresh instance' : 'the instance'}`,
+      );
+    }
+    const a = await send(service.url, 'GET', `${BASE}/tags`);
+    await until(async () => (await send(fresh.url, 'GET', `${BASE}/tags`)).text === a.text, 'the two agree');
+  } finally {
+    await fresh.stop();
+  }
+}
+
 if (canRunPrivateMariadb()) {
   it.before(async (ctx) => {
     ctx.db = await PrivateMariadb.create();
@@ -57,11 +80,13 @@ if (canRunPrivateMariadb()) {
       EVENT_STORE: 'mariadb',
       MARIADB_URL: ctx.db.url,
       MARIADB_POLL_MAX_MS: '200',
+      MARIADB_QUERY_TIMEOUT_MS: '1500',
       CONFIG_SECRET_KEY: randomBytes(32).toString('hex'),
     };
     ctx.service = await spawnService({ ...ctx.env, DATA_DIR: tempDir() });
   });
   it.after(async ({ db, service }) => {
+    db?.thaw(); // a failed test may have left it frozen
     await service?.stop();
     await db?.close();
   });
@@ -86,25 +111,38 @@ if (canRunPrivateMariadb()) {
     const before = load.acknowledged.length;
     await until(async () => load.acknowledged.length >= before + 20, 'writes after the database came back');
     await load.stop();
+    await assertNothingLost(service, env, load.acknowledged);
+  });
 
-    // Everything acknowledged is there, on this instance and on a fresh one that reads the log.
-    const fresh = await spawnService({ ...env, DATA_DIR: tempDir() });
+  it('a frozen server (SIGSTOP): writes answer 503 within the query timeout, not when it thaws; then it recovers alone', async ({
+    db,
+    service,
+    env,
+  }) => {
+    const load = traffic(service.url);
+    await until(async () => load.acknowledged.length >= 20, 'writes before the fault');
+    const frozenAt = Date.now();
+    db.freeze();
+    const downAt = load.refused.length;
     try {
-      for (const url of [service.url, fresh.url]) {
-        const list = await send(url, 'GET', `${BASE}/tags`);
-        const ids = new Set(list.body.items.map((t: { id: number }) => t.id));
-        const missing = load.acknowledged.filter((id) => !ids.has(id));
-        assert.equal(
-          missing,
-          [],
-          `acknowledged but missing on ${url === fresh.url ? 'a fresh instance' : 'the instance'}`,
-        );
-      }
-      const a = await send(service.url, 'GET', `${BASE}/tags`);
-      await until(async () => (await send(fresh.url, 'GET', `${BASE}/tags`)).text === a.text, 'the two agree');
+      await until(async () => load.refused.length >= downAt + 8, 'writes refused while the server is frozen', 12);
     } finally {
-      await fresh.stop();
+      db.thaw();
     }
+    const thawedAt = Date.now();
+    const during = load.refused.slice(downAt).filter((r) => r.at < thawedAt);
+    assert.ok(during.length >= 8, 'answered while frozen, not held until it thawed');
+    assert.ok(thawedAt - frozenAt < 12_000);
+    for (const refusal of during)
+      assert.equal([refusal.status, refusal.code], [503, 'unavailable'], JSON.stringify(refusal));
+    const before = load.acknowledged.length;
+    await until(async () => load.acknowledged.length >= before + 20, 'writes after the server thawed');
+    await load.stop();
+    assert.not.ok(
+      load.refused.some((r) => r.status === 500 || r.status === 0),
+      'no 500, no reset',
+    );
+    await assertNothingLost(service, env, load.acknowledged);
   });
 } else {
   if (process.env.MARIADB_REQUIRED) throw new Error('MARIADB_REQUIRED is set but mariadbd cannot be run here');

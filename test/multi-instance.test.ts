@@ -11,7 +11,72 @@ type Instances = { a: ServiceProcess; b: ServiceProcess; done?: () => Promise<vo
 const ROUNDS = 8;
 const statuses = (replies: Reply[]) => replies.map((r) => r.status).sort();
 
+/** Writes on `url` in four loops until `stop()`: its writer always has a batch in hand. */
+function keepBusy(url: string) {
+  let running = true;
+  const loops = Array.from({ length: 4 }, async (_, loop) => {
+    const made = await send(url, 'POST', `${BASE}/clients`, { body: { libelle: `busy-${loop}-${Date.now()}` } });
+    for (let i = 0; running; i++)
+      await send(url, 'PATCH', `${BASE}/clients/${made.body.id}`, { body: { logo: `l${i}.png` } });
+  });
+  return {
+    async stop() {
+      running = false;
+      await Promise.all(loops);
+    },
+  };
+}
+
 const CASES: [string, (ctx: Instances) => Promise<void>][] = [
+  [
+    'what the other instance has just acknowledged is never refused here, idle or busy: no wrong 404, 422 or 409',
+    async ({ a, b }: Instances) => {
+      const wrong: string[] = [];
+      const round = async (i: number) => {
+        const tag = await send(a.url, 'POST', `${BASE}/tags`, {
+          body: { name: `fresh-${i}`, color: '#000000', background: '#FFFFFF' },
+        });
+        const id = tag.body.id;
+        const server = {
+          id_client: 99,
+          id_environment: 1,
+          name: `fresh-${i}`,
+          ip: `10.8.0.${i}`,
+          login: 'l',
+          passwd: 'p',
+        };
+        const replies = [
+          await send(b.url, 'GET', `${BASE}/tags/${id}`),
+          await send(b.url, 'PATCH', `${BASE}/tags/${id}`, { body: { color: '#111111' } }),
+          await send(b.url, 'POST', `${BASE}/servers`, { body: { ...server, tags: [id] } }),
+        ];
+        for (const reply of replies) if (reply.status >= 400) wrong.push(`${reply.status} ${reply.text}`);
+      };
+      for (let i = 0; i < 15; i++) await round(i);
+      const busy = keepBusy(b.url);
+      for (let i = 15; i < 30; i++) await round(i);
+      await busy.stop();
+      assert.equal(wrong, []);
+    },
+  ],
+
+  [
+    'readyz stays ready on both while one of them writes steadily',
+    async ({ a, b }: Instances) => {
+      const busy = keepBusy(a.url);
+      const notReady: string[] = [];
+      for (let i = 0; i < 40; i++) {
+        for (const url of [a.url, b.url]) {
+          const ready = await send(url, 'GET', '/readyz');
+          if (ready.status !== 200) notReady.push(ready.text);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      await busy.stop();
+      assert.equal(notReady, []);
+    },
+  ],
+
   [
     'the same tag name posted to both: one 201, one 409',
     async ({ a, b }: Instances) => {

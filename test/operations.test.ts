@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { InMemoryEventStore } from '../src/event-store/in-memory/store.js';
 import { type ReadStreamOptions, type RecordedEvent, StoreUnavailable } from '../src/event-store/port.js';
-import { Readiness } from '../src/http/operations.js';
+import { Lag, Readiness } from '../src/http/operations.js';
 import { BASE, send, startHarness } from './support/harness.js';
 import { spawnService, tempDir } from './support/process.js';
 import { toolAvailable } from './support/tools.js';
@@ -18,6 +18,11 @@ class SwitchableStore extends InMemoryEventStore {
     if (this.down) throw new StoreUnavailable('switched off');
     return super.readStream(stream, options);
   }
+
+  override async head(stream: string): Promise<number> {
+    if (this.down) throw new StoreUnavailable('switched off');
+    return super.head(stream);
+  }
 }
 
 /** Prometheus' conventions: standard process and runtime names, the build, nothing promtool objects to. */
@@ -29,6 +34,20 @@ function assertConventions(text: string): void {
   const checked = spawnSync('promtool', ['check', 'metrics'], { input: text });
   assert.is(checked.status, 0, `${checked.stdout}${checked.stderr}`);
   assert.is(`${checked.stdout}${checked.stderr}`.trim(), '', 'promtool finds nothing');
+}
+
+/** A store whose reads see nothing new while `stuck`: its follower falls behind. */
+class StuckStore extends InMemoryEventStore {
+  stuck = false;
+  private seen = -1;
+  override async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+    const events = await super.readStream(stream, options);
+    if (!this.stuck) {
+      this.seen = Math.max(this.seen, ...events.map((e) => e.revision));
+      return events;
+    }
+    return events.filter((e) => e.revision <= this.seen);
+  }
 }
 
 it('the real process: healthz, readyz with its position, and metrics by route template', async () => {
@@ -89,6 +108,36 @@ it('readyz: 503 while the store does not answer, ready again when it does; 503 f
     assert.is((await h.request('GET', '/readyz')).status, 200);
     readiness.stopping = true;
     assert.equal((await h.request('GET', '/readyz')).body, { status: 'not_ready', reason: 'stopping' });
+  } finally {
+    await h.close();
+  }
+});
+
+it('Lag: behind since the first head not folded yet; a follower a little behind is never long behind', () => {
+  const lag = new Lag();
+  assert.is(lag.observe(10, 10, 0), 0, 'at the head');
+  assert.is(lag.observe(12, 10, 100), 0, 'first seen now');
+  assert.is(lag.observe(15, 11, 600), 500, 'still behind what it saw at 100');
+  assert.is(lag.observe(15, 12, 900), 300, 'folded 12: behind since 15 was seen, at 600');
+  assert.is(lag.observe(20, 15, 1000), 0, 'each head folded soon after: never long behind');
+  assert.is(lag.observe(20, 20, 5000), 0);
+});
+
+it('readyz: a follower that stays behind longer than READY_MAX_LAG_MS is not ready, then ready again', async () => {
+  const store = new StuckStore();
+  const readiness = new Readiness(100);
+  const h = await startHarness({ store, readiness });
+  try {
+    store.stuck = true;
+    await store.append('pmacontrol-config', [{ type: 'SecretRevealed', data: {}, metadata: {} }], h.service.revision);
+    assert.is((await h.request('GET', '/readyz')).status, 200, 'just behind');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const lagging = await h.request('GET', '/readyz');
+    assert.equal([lagging.status, lagging.body.status], [503, 'not_ready']);
+    assert.match(lagging.body.reason, /catching up: 1 events not folded yet, behind for \d+ ms/);
+    store.stuck = false;
+    await h.service.projector.catchUp();
+    assert.is((await h.request('GET', '/readyz')).status, 200);
   } finally {
     await h.close();
   }

@@ -163,6 +163,21 @@ export class ConfigService {
     throw col.tombstone(id) ? new Deleted(resource, id) : new NotFound(resource, id);
   }
 
+  /**
+   * A read that finds no such entry may have looked at a state behind the store (another instance
+   * has just created it, or brought it back): the log is read up to its head, and the read done
+   * again, before the 404 is answered.
+   */
+  async readFresh<T>(read: () => T): Promise<T> {
+    try {
+      return read();
+    } catch (error) {
+      if (!(error instanceof NotFound || error instanceof Deleted)) throw error;
+      await this.projector.catchUp();
+      return read();
+    }
+  }
+
   history(resource: ResourceName, id: number): HistoryItem[] {
     const col = this.state.collections[resource];
     if (!col.get(id) && !col.tombstone(id)) throw new NotFound(resource, id);
@@ -175,17 +190,16 @@ export class ConfigService {
   }
 
   /**
-   * How many events of the log this instance has not folded yet (counted up to 1000): 0 when it is at
-   * the head. Throws when the store does not answer within `timeoutMs`.
+   * The revision of the log's last event, as the store has it now (one cheap question). Throws when
+   * the store does not answer within `timeoutMs`.
    */
-  async behind(timeoutMs: number): Promise<number> {
+  async storeHead(timeoutMs: number): Promise<number> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     });
     try {
-      const ahead = this.deps.store.readStream(CONFIG_STREAM, { fromRevision: this.revision + 1, maxCount: 1000 });
-      return (await Promise.race([ahead, timeout])).length;
+      return await Promise.race([this.deps.store.head(CONFIG_STREAM), timeout]);
     } finally {
       clearTimeout(timer);
     }

@@ -124,8 +124,8 @@ export class Writer {
           const next = this.commitAfter(batch, flushing);
           if (flushing) await this.settle(flushing);
           flushing = undefined;
-          // Lost to another instance: decided again, on the log as it is now.
-          if (next === 'lost') await this.run(batch);
+          // Lost to another instance, or unchecked: decided again, on the log as it is now.
+          if (next === 'again') await this.run(batch);
           else flushing = next;
         } catch (error) {
           for (const queued of batch) queued.reject(error);
@@ -140,7 +140,7 @@ export class Writer {
    * Decides `batch` on the state as `flushing` (written, not yet on disk) will leave it, and writes
    * its events after those. The state itself is left as it is: it holds only what is on disk.
    */
-  private commitAfter(batch: Queued[], flushing: Flushing | undefined): Flushing | 'lost' {
+  private commitAfter(batch: Queued[], flushing: Flushing | undefined): Flushing | 'again' {
     const state = this.projector.state;
     const journal = new Journal();
     // The flushing batch's events, unless the state has them already (a subscription read them).
@@ -156,12 +156,16 @@ export class Writer {
     const from = state.revision;
     const decided = this.decideAll(batch, journal);
     const records = decided.flatMap((d) => d.records);
+    // Refusals and writes that change nothing append nothing, so no append checks the state they
+    // were decided on; behind a flushing batch no read of the log came before them either: another
+    // instance may have written meanwhile. They are decided again after a catch-up (see `run`).
+    if (records.length === 0 && flushing) return 'again';
     let durable: Promise<void> = Promise.resolve();
     try {
       if (records.length > 0)
         durable = this.store.commit!(CONFIG_STREAM, records, from === -1 ? 'no_stream' : from).durable;
     } catch (error) {
-      if (error instanceof WrongExpectedRevision) return 'lost';
+      if (error instanceof WrongExpectedRevision) return 'again';
       durable = Promise.reject(error);
     }
     // Awaited in `settle`, after the batch before it: a failure must not count as unhandled meanwhile.

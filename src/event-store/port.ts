@@ -30,8 +30,6 @@ export type ExpectedRevision = number | 'no_stream' | 'any';
 export interface AppendResult {
   /** Revision of the last event appended. */
   nextRevision: number;
-  /** Position of the last event appended. */
-  position: number;
 }
 
 export interface ReadStreamOptions {
@@ -83,6 +81,11 @@ export interface EventStore {
    */
   commit?(stream: string, events: EventToAppend[], expected: ExpectedRevision): Committed;
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /**
+   * The revision of the stream's last event (-1: none yet), as the store has it now: one cheap
+   * question, asked before a refusal is answered (see Writer) and by readiness.
+   */
+  head(stream: string): Promise<number>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   subscribe(stream: string, fromRevision: number, onEvent: OnEvent, onError?: (error: Error) => void): Subscription;
   close(): Promise<void>;
@@ -100,11 +103,18 @@ export class WrongExpectedRevision extends Error {
   }
 }
 
-/** The store cannot be reached or refused to work; nothing was written. */
+/**
+ * The store cannot be reached or refused to work. Nothing was written, unless `outcome` is `unknown`:
+ * an append's commit was sent and no answer came, and the store could not be asked since whether it
+ * holds the events (a later read shows it; a retry with the same Idempotency-Key is safe).
+ */
 export class StoreUnavailable extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly outcome: 'nothing_written' | 'unknown';
+
+  constructor(message: string, options?: { cause?: unknown; outcome?: 'unknown' }) {
     super(message, options);
     this.name = 'StoreUnavailable';
+    this.outcome = options?.outcome ?? 'nothing_written';
   }
 }
 

@@ -87,7 +87,12 @@ export function errorHandler(logger: Logger) {
           'event store unavailable',
         );
         ctx.set('Retry-After', '1');
-        return render(ctx, 503, 'unavailable', 'the event store cannot be reached; nothing was written');
+        const detail =
+          error.outcome === 'unknown'
+            ? 'the event store stopped answering while it recorded the write: whether it was recorded is ' +
+              'not known; read the entry, or retry with the same Idempotency-Key'
+            : 'the event store cannot be reached; nothing was written';
+        return render(ctx, 503, 'unavailable', detail);
       }
       const status = (error as { status?: number; expose?: boolean }).status;
       if (status && status >= 400 && status < 500) {

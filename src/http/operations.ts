@@ -18,9 +18,38 @@ const MISNAMED_DEFAULTS = [
   'nodejs_active_resources_total',
 ];
 
-/** Whether this instance is stopping: /readyz answers 503 from the first moment of a graceful stop. */
+/** Heads of the log seen and not folded yet, at most: the oldest and the newest are what count. */
+const MAX_SEEN = 100;
+
+/**
+ * How long this instance has been behind the log: since it first saw, in the store, an event it has
+ * not folded yet. An instance that folds what other instances write a few milliseconds after them
+ * is always a little behind, and never long.
+ */
+export class Lag {
+  private seen: { head: number; since: number }[] = [];
+
+  /** Records the store's `head` against the revision `folded`; the lag in ms. */
+  observe(head: number, folded: number, now = performance.now()): number {
+    this.seen = this.seen.filter((one) => one.head > folded);
+    const newest = this.seen.at(-1);
+    if (head > folded && (!newest || newest.head < head)) {
+      if (this.seen.length >= MAX_SEEN) this.seen.pop();
+      this.seen.push({ head, since: now });
+    }
+    return this.seen.length === 0 ? 0 : now - this.seen[0].since;
+  }
+}
+
+/**
+ * Whether this instance serves: /readyz answers 503 from the first moment of a graceful stop, and
+ * while it lags the log longer than `maxLagMs` (READY_MAX_LAG_MS).
+ */
 export class Readiness {
   stopping = false;
+  readonly lag = new Lag();
+
+  constructor(readonly maxLagMs = 2000) {}
 }
 
 /**
@@ -80,10 +109,11 @@ export class Metrics {
     });
     new Gauge({
       name: 'pmacontrol_follow_lag_events',
-      help: 'Events in the log that this instance has not folded yet (up to 1000; -1: the store does not answer)',
+      help: 'Events in the log that this instance has not folded yet (-1: the store does not answer)',
       registers: [this.registry],
       async collect() {
-        this.set(await service.behind(STORE_TIMEOUT_MS).catch(() => -1));
+        const head = await service.storeHead(STORE_TIMEOUT_MS).catch(() => undefined);
+        this.set(head === undefined ? -1 : Math.max(0, head - service.revision));
       },
     });
     return this;
@@ -149,7 +179,10 @@ export function healthz(ctx: Context): void {
   ctx.body = { status: 'ok' };
 }
 
-/** Ready: not stopping, the event store answers, and this instance has folded the whole log. */
+/**
+ * Ready: not stopping, the event store answers, and this instance folds the log: it may be behind
+ * what other instances have just written, for READY_MAX_LAG_MS at most.
+ */
 export async function readyz(ctx: Context, service: ConfigService, readiness: Readiness): Promise<void> {
   refuseQuery(ctx);
   const notReady = (reason: string) => {
@@ -158,14 +191,18 @@ export async function readyz(ctx: Context, service: ConfigService, readiness: Re
   };
   if (readiness.stopping) return notReady('stopping');
   if (service.keyRotated) return notReady('the secret key was rotated: restart this instance with the new key');
-  let behind: number;
+  let head: number;
   try {
-    behind = await service.behind(STORE_TIMEOUT_MS);
+    head = await service.storeHead(STORE_TIMEOUT_MS);
   } catch (error) {
     return notReady(`the event store does not answer: ${(error as Error).message}`);
   }
-  if (behind > 0) return notReady(`catching up: ${behind}${behind >= 1000 ? ' or more' : ''} events not folded yet`);
-  ctx.body = { status: 'ready', position: service.revision + 1 };
+  const folded = service.revision;
+  const lagMs = readiness.lag.observe(head, folded);
+  if (lagMs > readiness.maxLagMs) {
+    return notReady(`catching up: ${head - folded} events not folded yet, behind for ${Math.round(lagMs)} ms`);
+  }
+  ctx.body = { status: 'ready', position: folded + 1 };
 }
 
 export async function metrics(ctx: Context, registry: Registry): Promise<void> {

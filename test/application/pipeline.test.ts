@@ -36,7 +36,8 @@ interface Held {
 
 function world(pollMs = 100) {
   const flushes: Held[] = [];
-  const store = new SqliteEventStore(join(tempDir(), 'events.sqlite'), {
+  const file = join(tempDir(), 'events.sqlite');
+  const store = new SqliteEventStore(file, {
     pollMs,
     sync: () => new Promise<void>((resolve, reject) => flushes.push({ resolve, reject })),
   });
@@ -44,8 +45,16 @@ function world(pollMs = 100) {
   const writer = new Writer(store, projector, testClock());
   const log: string[] = [];
   const tags = () => projector.state.collections.tags.inOrder().map((tag) => tag.id);
-  const logged = async () => (await store.readStream(CONFIG_STREAM)).map((event) => (event.data as { id: number }).id);
-  return { store, projector, writer, flushes, log, tags, logged };
+  // What the file holds, flushed or not, as another process reads it (this one shows only what is on disk).
+  const logged = async () => {
+    const other = new SqliteEventStore(file, { pollMs });
+    try {
+      return (await other.readStream(CONFIG_STREAM)).map((event) => (event.data as { id: number }).id);
+    } finally {
+      await other.close();
+    }
+  };
+  return { store, projector, writer, flushes, log, tags, logged, file };
 }
 
 /** Waits (up to 2 s) until `ready()` holds. */
@@ -107,6 +116,40 @@ it('a flush that fails refuses its batch (503); the batch written after it is an
     // As after any failed flush, the refused batch's events are in the log: the state folds them.
     assert.equal(w.tags(), [1, 3]);
     assert.equal(await w.logged(), [1, 3]);
+  } finally {
+    await w.store.close();
+  }
+});
+
+it('a refusal decided behind a flushing batch is decided again on the log as it is: another process wrote', async () => {
+  const w = world();
+  try {
+    const a = w.writer.submit(createTag(1, 'a')).then(() => w.log.push('a'));
+    await until(() => w.flushes.length === 1, 'the first flush');
+    const other = new SqliteEventStore(w.file);
+    const b = { type: 'TagCreated', data: { id: 2, name: 'b', color: '#000000', background: '#FFFFFF' } };
+    await other.append(CONFIG_STREAM, [{ ...b, metadata: { actor: 'other', request_id: 'o', at: 'x' } }], 0);
+    await other.close();
+    const needsB = {
+      caller,
+      decide: (state: ConfigState) => {
+        if (!state.collections.tags.inOrder().some((tag) => tag.name === 'b')) throw new Error('no tag b');
+        return [{ type: 'TagCreated', data: { id: 3, name: 'c', color: '#000000', background: '#FFFFFF' } }];
+      },
+      answer: () => 3,
+    };
+    const c = w.writer.submit(needsB).then(
+      () => w.log.push('c'),
+      (error: Error) => w.log.push(`c: ${error.message}`),
+    );
+    await pause(20);
+    w.flushes[0].resolve();
+    await a;
+    await until(() => w.flushes.length === 2, 'c decided again, after the catch-up, and written');
+    w.flushes[1].resolve();
+    await c;
+    assert.equal(w.log, ['a', 'c'], 'not refused on the state before the other process wrote');
+    assert.equal(w.tags(), [1, 2, 3]);
   } finally {
     await w.store.close();
   }

@@ -20,14 +20,16 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 30));
 it('a subscription past the append is not woken; one behind it reads it', async () => {
   // No poll within the test: only wakes make a subscription read.
   const store = new SqliteEventStore(join(tempDir(), 'events.sqlite'), { pollMs: 60_000 });
-  const statement = (store as unknown as { statements: { streamBefore: { all: (...args: unknown[]) => unknown } } })
-    .statements.streamBefore;
-  const all = statement.all.bind(statement);
+  type Statement = { all: (...args: unknown[]) => unknown };
+  const { statements } = store as unknown as { statements: { stream: Statement; streamBefore: Statement } };
   let reads = 0;
-  statement.all = (...args: unknown[]) => {
-    reads += 1;
-    return all(...args);
-  };
+  for (const statement of [statements.stream, statements.streamBefore]) {
+    const all = statement.all.bind(statement);
+    statement.all = (...args: unknown[]) => {
+      reads += 1;
+      return all(...args);
+    };
+  }
   const folding: RecordedEvent[] = [];
   const behind: RecordedEvent[] = [];
   const projector = store.subscribe(STREAM, 0, (e) => folding.push(e));

@@ -118,7 +118,17 @@ export class PrivateMariadb {
     await exited;
   }
 
+  /** SIGSTOP: the server keeps its sockets and answers nothing, as a frozen VM or a stalled disk would. */
+  freeze(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  thaw(): void {
+    this.child?.kill('SIGCONT');
+  }
+
   async close(): Promise<void> {
+    this.thaw();
     await this.stop();
     rmSync(this.dir, { recursive: true, force: true });
   }

@@ -1,6 +1,8 @@
 import {
   ANY,
+  BACKWARDS,
   DeadlineExceededError,
+  END,
   type RecordedEvent as EsdbRecordedEvent,
   EventStoreDBClient,
   FORWARDS,
@@ -88,7 +90,7 @@ export class EsdbEventStore implements EventStore {
         events.map((e) => jsonEvent({ type: e.type, data: e.data as JSONType, metadata: e.metadata as JSONType })),
         { expectedRevision },
       );
-      return { nextRevision: Number(result.nextExpectedRevision), position: Number(result.position?.prepare ?? 0n) };
+      return { nextRevision: Number(result.nextExpectedRevision) };
     } catch (error) {
       throw translate(error, stream, expected);
     }
@@ -109,6 +111,21 @@ export class EsdbEventStore implements EventStore {
       throw translate(error);
     }
     return events;
+  }
+
+  async head(stream: string): Promise<number> {
+    try {
+      for await (const resolved of this.client.readStream(stream, {
+        fromRevision: END,
+        direction: BACKWARDS,
+        maxCount: 1,
+      }))
+        if (resolved.event) return Number(resolved.event.revision);
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return -1;
+      throw translate(error);
+    }
+    return -1;
   }
 
   /**

@@ -41,7 +41,11 @@ export class InMemoryEventStore implements EventStore {
     }
     this.streams.set(stream, existing);
     this.subscribers.wakeAll();
-    return { nextRevision: existing.length - 1, position: this.log.length };
+    return { nextRevision: existing.length - 1 };
+  }
+
+  async head(stream: string): Promise<number> {
+    return (this.streams.get(stream)?.length ?? 0) - 1;
   }
 
   async readStream(

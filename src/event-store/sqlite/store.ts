@@ -84,7 +84,7 @@ export class SqliteEventStore implements EventStore {
   private readonly statements;
   private readonly sync: (fd: number) => Promise<void>;
   private readonly appendTransaction: Database.Transaction<
-    (s: string, e: EventToAppend[], x: ExpectedRevision) => AppendResult
+    (s: string, e: EventToAppend[], x: ExpectedRevision) => AppendResult & { position: number }
   >;
   private readonly checkpointer?: Checkpointer;
   /** The write-ahead log, opened once the first write created it. */
@@ -134,6 +134,9 @@ export class SqliteEventStore implements EventStore {
           `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? AND +position < ? ORDER BY revision LIMIT ?`,
         )
         .raw(),
+      headBefore: this.db.prepare<[string, number], { revision: number }>(
+        'SELECT revision FROM events WHERE stream = ? AND +position < ? ORDER BY revision DESC LIMIT 1',
+      ),
       all: this.db
         .prepare<[number, number], Row>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`)
         .raw(),
@@ -144,7 +147,7 @@ export class SqliteEventStore implements EventStore {
     stream: string,
     events: EventToAppend[],
     expected: ExpectedRevision,
-  ): AppendResult => {
+  ): AppendResult & { position: number } => {
     const head = this.statements.head.get(stream)?.revision ?? undefined; // MAX() of no row is NULL
     checkExpected(stream, expected, head);
     let revision = head ?? -1;
@@ -183,13 +186,21 @@ export class SqliteEventStore implements EventStore {
   }
 
   commit(stream: string, events: EventToAppend[], expected: ExpectedRevision): Committed {
-    const result = guard(() => this.appendTransaction.immediate(stream, events, expected));
+    const { nextRevision, position } = guard(() => this.appendTransaction.immediate(stream, events, expected));
     if (events.length > 0) {
-      this.unflushed.push(result.position - events.length + 1);
-      this.committed = result.position;
-      this.written.set(stream, result.nextRevision);
+      this.unflushed.push(position - events.length + 1);
+      this.committed = position;
+      this.written.set(stream, nextRevision);
     }
-    return { result, durable: this.flush() };
+    return { result: { nextRevision }, durable: this.flush() };
+  }
+
+  async head(stream: string): Promise<number> {
+    return guard(() =>
+      this.unflushed.length === 0
+        ? (this.statements.head.get(stream)?.revision ?? -1)
+        : (this.statements.headBefore.get(stream, this.unflushed[0])?.revision ?? -1),
+    );
   }
 
   /** Flushes the write-ahead log (every commit so far) to disk, then wakes this process's subscribers. */
@@ -209,11 +220,18 @@ export class SqliteEventStore implements EventStore {
     this.subscribers.wakeAll(written);
   }
 
+  /** Never past this process's own appends that are not on disk yet: nothing is shown before it is durable. */
   async readStream(
     stream: string,
     { fromRevision = 0, maxCount = -1 }: ReadStreamOptions = {},
   ): Promise<RecordedEvent[]> {
-    return guard(() => this.statements.stream.all(stream, fromRevision, maxCount).map(toRecorded));
+    return guard(() => {
+      const rows =
+        this.unflushed.length === 0
+          ? this.statements.stream.all(stream, fromRevision, maxCount)
+          : this.statements.streamBefore.all(stream, fromRevision, this.unflushed[0], maxCount);
+      return rows.map(toRecorded);
+    });
   }
 
   async readAll({ after = 0, maxCount = -1 }: ReadAllOptions = {}): Promise<RecordedEvent[]> {
@@ -226,13 +244,7 @@ export class SqliteEventStore implements EventStore {
     onEvent: OnEvent,
     onError: (e: Error) => void = () => {},
   ): Subscription {
-    // Never past this process's own appends that are not on disk yet.
-    const read = async (from: number) =>
-      guard(() =>
-        this.statements.streamBefore
-          .all(stream, from, this.unflushed[0] ?? Number.MAX_SAFE_INTEGER, 1000)
-          .map(toRecorded),
-      );
+    const read = (from: number) => this.readStream(stream, { fromRevision: from, maxCount: 1000 });
     return this.subscribers.add(stream, read, fromRevision, onEvent, onError, {
       minMs: this.pollMs,
       maxMs: this.pollMs,

@@ -32,17 +32,17 @@ export const HANDLERS: Record<RouteKind, Handler> = {
     ctx.body = listBody(resource, items, total, then ? { as_of: then.asOf } : {});
   },
 
-  read(ctx, resource, { service }) {
+  async read(ctx, resource, { service }) {
     const at = parseReadQuery(ctx);
     const id = parseId(ctx.params.id);
     if (at) {
-      const then = service.audit.entryAt(resource, id, at);
+      const then = await service.readFresh(() => service.audit.entryAt(resource, id, at));
       ctx.set('ETag', etag(then.entry));
       ctx.type = 'application/json';
       ctx.body = entryBody(resource, {}, then.entry, { as_of: then.asOf });
       return;
     }
-    const entry = service.get(resource, id);
+    const entry = await service.readFresh(() => service.get(resource, id));
     ctx.set('ETag', etag(entry));
     const tags = ctx
       .get('If-None-Match')
@@ -62,8 +62,9 @@ export const HANDLERS: Record<RouteKind, Handler> = {
   delete: remove,
   revert,
 
-  history(ctx, resource, { service }) {
+  async history(ctx, resource, { service }) {
     refuseQuery(ctx);
-    ctx.body = { items: service.history(resource, parseId(ctx.params.id)) };
+    const id = parseId(ctx.params.id);
+    ctx.body = { items: await service.readFresh(() => service.history(resource, id)) };
   },
 };
