@@ -1,32 +1,15 @@
 #!/usr/bin/env node
 import { writeFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
-import { type ReplayReport, replay } from './application/replay.js';
 import { StartRefused } from './application/secret-key.js';
-import { ROTATE_KEY_USAGE, runRotateKey } from './commands/rotate-key.js';
-import { runToken, TOKEN_USAGE, UsageError } from './commands/token.js';
-import { runExport, runImport, TRANSFER_USAGE } from './commands/transfer.js';
+import { type CommandHelp, commandHelp, helpOf, overview, UsageError } from './commands/catalog.js';
+import { runReplay } from './commands/replay.js';
+import { runRotateKey } from './commands/rotate-key.js';
+import { runToken } from './commands/token.js';
+import { runExport, runImport } from './commands/transfer.js';
 import { ConfigError, loadConfig } from './config.js';
-import { createLogger, openStores, packageVersion, start } from './main.js';
+import { createLogger, packageVersion, start } from './main.js';
 import { buildOpenApi } from './openapi/build.js';
-
-/**
- * The usage text. The commands that read MariaDB are loaded only when run (or for this text): their
- * client takes a tenth of a second to load, which `serve` does not need.
- */
-async function usage(): Promise<string> {
-  const { COPY_LOG_USAGE } = await import('./commands/copy-log.js');
-  const { IMPORT_PMACONTROL_USAGE } = await import('./commands/import-pmacontrol.js');
-  return `usage: pmacontrol-config <command>
-  serve              start the HTTP service (PORT, HOST, DATA_DIR, CONFIG_SECRET_KEY, LOG_LEVEL, EVENT_STORE)
-  replay [--apply]   rebuild every read model from the log and compare; --apply replaces the stored ones
-  openapi [--out F]  print the OpenAPI document (or write it to F)
-${TOKEN_USAGE}
-${TRANSFER_USAGE}
-${IMPORT_PMACONTROL_USAGE}
-${ROTATE_KEY_USAGE}
-${COPY_LOG_USAGE}`;
-}
 
 /**
  * How far V8 lets its heap grow past what the last full collection found alive, in percent. Left to
@@ -58,86 +41,74 @@ async function serve(): Promise<void> {
   process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
-/** `replay [--apply]`: rebuilds the read models from the log beside the stored ones and compares. */
-async function runReplay(apply: boolean): Promise<number> {
-  const config = loadConfig();
-  const { store, readModels, rebuild, synced } = await openStores(config, createLogger(config.logLevel));
-  await synced;
-  const fresh = rebuild.open();
-  let shown = 0;
-  const progress = (events: number) => {
-    if (events - shown < 10_000) return;
-    shown = events;
-    process.stderr.write(`replayed ${events} events\n`);
-  };
-  let report: ReplayReport;
-  try {
-    report = await replay(store, readModels, fresh, progress);
-  } finally {
-    await store.close();
-    readModels.close();
-    fresh.close();
-  }
-  console.log(`replayed ${report.events} events`);
-  for (const line of report.differences.slice(0, 100)) console.log(`  ${line}`);
-  if (report.differences.length > 100) console.log(`  … and ${report.differences.length - 100} more`);
-  if (report.differences.length === 0) {
-    rebuild.discard();
-    console.log('read models match the log');
-    return 0;
-  }
-  if (!apply) {
-    rebuild.discard();
-    console.log(`${report.differences.length} differences; run with --apply to replace the read models`);
-    return 1;
-  }
-  rebuild.adopt();
-  console.log(`replaced the read models (${report.differences.length} differences)`);
+function runOpenApi(args: string[]): number {
+  const document = `${JSON.stringify(buildOpenApi(packageVersion()), null, 2)}\n`;
+  if (args.length === 0) process.stdout.write(document);
+  else if (args.length === 2 && args[0] === '--out') writeFileSync(args[1], document);
+  else throw new UsageError(`openapi takes --out FILE only, not ${args.join(' ')}`);
   return 0;
 }
 
-async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case 'serve':
-      await serve();
-      return -1;
-    case 'replay':
-      if (rest.some((a) => a !== '--apply')) break;
-      return runReplay(rest.includes('--apply'));
-    case 'token':
-      return runToken(rest);
-    case 'copy-log':
-      return (await import('./commands/copy-log.js')).runCopyLog(rest);
-    case 'export':
-      return runExport(rest);
-    case 'import':
-      return runImport(rest);
-    case 'import-pmacontrol':
-      return (await import('./commands/import-pmacontrol.js')).runImportPmaControl(rest);
-    case 'rotate-key':
-      return runRotateKey(rest);
-    case 'openapi': {
-      const document = `${JSON.stringify(buildOpenApi(packageVersion()), null, 2)}\n`;
-      if (rest.length === 0) process.stdout.write(document);
-      else if (rest.length === 2 && rest[0] === '--out') writeFileSync(rest[1], document);
-      else break;
-      return 0;
-    }
+/**
+ * Each command's work (-1: it keeps running). The commands that read MariaDB are loaded only when
+ * run: their client takes a tenth of a second to load, which `serve` does not need.
+ */
+const RUN: Record<string, (args: string[]) => Promise<number> | number> = {
+  serve: async (args) => {
+    if (args.length > 0) throw new UsageError(`serve takes no argument, not ${args.join(' ')}`);
+    await serve();
+    return -1;
+  },
+  replay: runReplay,
+  openapi: runOpenApi,
+  token: runToken,
+  export: runExport,
+  import: runImport,
+  'import-pmacontrol': async (args) => (await import('./commands/import-pmacontrol.js')).runImportPmaControl(args),
+  'rotate-key': runRotateKey,
+  'copy-log': async (args) => (await import('./commands/copy-log.js')).runCopyLog(args),
+};
+
+const asksHelp = (args: string[]) => args.includes('--help') || args.includes('-h');
+
+/** The command line: `--version`, `--help`, `<command> --help` (exit 0, nothing started), or a command. */
+async function main(argv: string[]): Promise<{ code: number; help?: CommandHelp }> {
+  const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V') {
+    console.log(packageVersion());
+    return { code: 0 };
   }
-  console.error(await usage());
-  return 2;
+  if (name === undefined || asksHelp([name]) || name === 'help') {
+    const help = name === 'help' && rest[0] ? helpOf(rest[0]) : undefined;
+    console.log(help ? commandHelp(help) : overview());
+    return { code: name === undefined ? 2 : 0 };
+  }
+  const help = helpOf(name);
+  if (!help) {
+    console.error(`unknown command "${name}"\n\n${overview()}`);
+    return { code: 2 };
+  }
+  if (asksHelp(rest)) {
+    console.log(commandHelp(help));
+    return { code: 0 };
+  }
+  try {
+    return { code: await RUN[name](rest) };
+  } catch (error) {
+    throw Object.assign(error as Error, { help });
+  }
 }
 
 main(process.argv.slice(2)).then(
-  (code) => {
+  ({ code }) => {
     if (code >= 0) process.exitCode = code;
   },
   (error) => {
+    const help = (error as { help?: CommandHelp }).help;
     if (error instanceof UsageError || String((error as { code?: string }).code).startsWith('ERR_PARSE_ARGS')) {
-      const message = (error as Error).message;
+      console.error(`${(error as Error).message}\n\n${help ? commandHelp(help) : overview()}`);
       process.exitCode = 2;
-      return usage().then((text) => console.error(`${message}\n${text}`));
+      return;
     }
     const prefix =
       error instanceof ConfigError ? 'configuration' : error instanceof StartRefused ? 'refused to start' : 'error';

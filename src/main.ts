@@ -17,6 +17,7 @@ import { createPmaControlCrypt, readPmaControlCryptKey } from './application/pma
 import { openRetiredKeys, openSecretKey, StartRefused } from './application/secret-key.js';
 import { ConfigService } from './application/service.js';
 import type { Config, HttpLimits } from './config.js';
+import { assertServes, InstanceLock, recordStore } from './data-dir.js';
 import type { EventStore } from './event-store/port.js';
 import { SqliteEventStore } from './event-store/sqlite/store.js';
 import { createHandler } from './http/app.js';
@@ -30,6 +31,8 @@ import { WriteValidator } from './schemas/validator.js';
 export interface Stores {
   store: EventStore;
   readModels: ReadModelStore;
+  /** This process's hold on DATA_DIR (see InstanceLock), released by `close`. */
+  lock: InstanceLock;
   /** DATA_DIR's probe file synced: awaited once the read models are loaded (see prepareDataDir). */
   synced: Promise<void>;
   /** Where a rebuild of the read models goes (`replay`), and how it replaces them (`--apply`). */
@@ -90,9 +93,19 @@ export function prepareDataDir(dir: string): Promise<void> {
   return synced;
 }
 
-/** The composition root: picks the adapters for the configuration (copy-log opens its target alike). */
-export async function openStores(config: Config, logger: Logger): Promise<Stores> {
+/**
+ * The composition root: picks the adapters for the configuration (copy-log opens its target alike).
+ * `hold`: how this process holds DATA_DIR (shared by instances and commands, alone by replay --apply).
+ */
+export async function openStores(config: Config, logger: Logger, hold: 'shared' | 'alone' = 'shared'): Promise<Stores> {
   const synced = prepareDataDir(config.dataDir);
+  let lock: InstanceLock;
+  try {
+    lock = hold === 'alone' ? InstanceLock.exclusive(config.dataDir) : InstanceLock.shared(config.dataDir);
+  } catch (error) {
+    await synced.catch(() => {});
+    throw error;
+  }
   const file = join(
     config.dataDir,
     config.eventStore === 'sqlite' ? 'read-models.sqlite' : `read-models-${config.eventStore}.sqlite`,
@@ -109,12 +122,14 @@ export async function openStores(config: Config, logger: Logger): Promise<Stores
     store = await openEventStore(config);
     readModels = new SqliteReadModelStore(file, setAside);
   } catch (error) {
+    lock.release();
     await synced.catch(() => {}); // the probe file is removed before the error ends the process
     throw error;
   }
   return {
     store,
     readModels,
+    lock,
     synced,
     rebuild: {
       open: () => {
@@ -206,6 +221,7 @@ async function startService(config: Config, logger: Logger, stores: Stores): Pro
   } catch (error) {
     await store.close();
     readModels.close();
+    stores.lock.release();
     await stores.synced.catch(() => {}); // as in openStores
     throw error;
   }
@@ -217,6 +233,7 @@ export async function openService(
   config: Config,
   logger: Logger,
 ): Promise<{ service: ConfigService; close(): Promise<void> }> {
+  assertServes(config);
   const stores = await openStores(config, logger);
   const service = await startService(config, logger, stores);
   return {
@@ -225,6 +242,7 @@ export async function openService(
       await service.stop();
       await stores.store.close();
       stores.readModels.close();
+      stores.lock.release();
     },
   };
 }
@@ -281,6 +299,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   const metrics = new Metrics(packageVersion());
   const stores = { ...opened, store: metrics.measured(opened.store) };
   const service = await startService(config, logger, stores);
+  recordStore(config);
   metrics.watch(service);
   const { readiness, validator, handler } = serveHttp(config, logger, service, metrics, openPmaControl);
   const server = await listen(config, handler);
@@ -305,6 +324,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       await service.stop();
       await stores.store.close();
       stores.readModels.close();
+      stores.lock.release();
       logger.info('stopped');
     })());
   const shutdown = async (drainMs = config.shutdownDrainMs) => {

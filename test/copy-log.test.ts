@@ -38,7 +38,8 @@ if (url) {
       assert.match(again.stderr, /already holds events/);
 
       const onMariadb = { EVENT_STORE: 'mariadb', MARIADB_URL: database.url, CONFIG_SECRET_KEY: key };
-      const moved = await spawnService({ ...onMariadb, DATA_DIR: tempDir() });
+      const movedDir = tempDir();
+      const moved = await spawnService({ ...onMariadb, DATA_DIR: movedDir });
       try {
         assert.is(await everything(moved.url), before);
       } finally {
@@ -47,7 +48,7 @@ if (url) {
 
       // And back: the round trip gives the same events in the same order, time and actor included.
       const back = join(tempDir(), 'events.sqlite');
-      const returned = await runCli(['copy-log', '--to', `sqlite:${back}`], { ...onMariadb, DATA_DIR: tempDir() });
+      const returned = await runCli(['copy-log', '--to', `sqlite:${back}`], { ...onMariadb, DATA_DIR: movedDir });
       assert.is(returned.code, 0, returned.stderr);
       const original = new SqliteEventStore(join(source, 'events.sqlite'));
       const roundTrip = new SqliteEventStore(back);

@@ -7,7 +7,7 @@ import { BASE } from './support/harness.js';
 import { makeKey } from './support/keys.js';
 import { freshDatabase, mariadbUrl, skipWithoutMariadb } from './support/mariadb.js';
 import { phpAvailable, pmacontrolEncrypt, writeCryptConfig } from './support/php.js';
-import { ROOT, runCli, spawnService, tempDir } from './support/process.js';
+import { ROOT, runCli, servedDataDir, spawnService, tempDir } from './support/process.js';
 
 const url = await mariadbUrl();
 const php = phpAvailable();
@@ -149,7 +149,7 @@ else {
     const cryptConfig = writeCryptConfig(tempDir());
     const { db, connection, key } = await pmacontrolDatabase(cryptConfig);
     try {
-      const env = { DATA_DIR: tempDir() };
+      const env = { DATA_DIR: await servedDataDir() };
       const args = ['import-pmacontrol', '--from', db.url, '--crypt-key-file', cryptConfig];
       const dry = await runCli([...args, '--dry-run'], env);
       assert.equal(
@@ -193,7 +193,7 @@ else {
         "INSERT INTO mysql_server (id, id_client, id_environment, name, display_name, ip, login, passwd, is_password_crypted) VALUES (14, 1, 1, 'db14', '', '10.0.0.14', 'x', 'not-a-ciphertext', 1)",
       );
       await connection.query('INSERT INTO link__mysql_server__tag (id_mysql_server, id_tag) VALUES (12, 77)');
-      const env = { DATA_DIR: tempDir() };
+      const env = { DATA_DIR: await servedDataDir() };
       const run = await runCli(['import-pmacontrol', '--from', db.url, '--crypt-key-file', cryptConfig], env);
       assert.is(run.code, 1, run.stdout);
       assert.match(run.stderr, 'mysql_server id=13 ip:');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BASE } from './support/harness.js';
-import { runCli, spawnService, tempDir } from './support/process.js';
+import { runCli, servedDataDir, spawnService, tempDir } from './support/process.js';
 
 const it = suite('pmacontrol-config export and import: files, progress on stderr, all or nothing');
 
@@ -13,7 +13,7 @@ const json = (url: string, path: string, init: RequestInit = {}) =>
 
 it('export to a file, import it into another data directory with the same key: the same inventory', async () => {
   const key = randomBytes(32).toString('hex');
-  const [source, target] = [tempDir(), tempDir()];
+  const [source, target] = [tempDir(), await servedDataDir({ CONFIG_SECRET_KEY: key })];
   const service = await spawnService({ DATA_DIR: source, CONFIG_SECRET_KEY: key });
   try {
     const post = (resource: string, body: object) =>
@@ -60,7 +60,7 @@ it('export to a file, import it into another data directory with the same key: t
 });
 
 it('a document with problems: exit 1, every problem on stderr, nothing recorded', async () => {
-  const target = tempDir();
+  const target = await servedDataDir();
   const file = join(tempDir(), 'bad.json');
   const server = { id_client: 404, id_environment: 1, login: 'pma', passwd: 'pw' };
   writeFileSync(

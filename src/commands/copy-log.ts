@@ -1,12 +1,10 @@
 import { loadConfig } from '../config.js';
+import { assertServes } from '../data-dir.js';
 import { MariadbEventStore, redactUrl } from '../event-store/mariadb/store.js';
 import type { EventStore } from '../event-store/port.js';
 import { SqliteEventStore } from '../event-store/sqlite/store.js';
 import { openEventStore } from '../main.js';
-import { UsageError } from './token.js';
-
-export const COPY_LOG_USAGE = `  copy-log --to <target>   copy the whole log of the configured store into an empty one:
-                           --to sqlite:/path/events.sqlite | mysql://user:password@host:port/database`;
+import { UsageError } from './catalog.js';
 
 const BATCH = 1000;
 
@@ -26,7 +24,9 @@ function openTarget(target: string): EventStore {
  */
 export async function runCopyLog(argv: string[]): Promise<number> {
   if (argv.length !== 2 || argv[0] !== '--to') throw new UsageError('copy-log needs --to <target>');
-  const source = await openEventStore(loadConfig());
+  const config = loadConfig();
+  assertServes(config);
+  const source = await openEventStore(config);
   const target = openTarget(argv[1]);
   const shown = argv[1].startsWith('sqlite:') ? argv[1] : redactUrl(argv[1]);
   try {

@@ -11,6 +11,7 @@ import type { ResourceName } from '../domain/resources.js';
 import { type FieldError, ValidationFailed } from '../domain/shared/errors.js';
 import { importInto, parseImportDocument } from '../schemas/import-document.js';
 import { WriteValidator } from '../schemas/validator.js';
+import { UsageError } from './catalog.js';
 import { countsLine, withCliService } from './cli-service.js';
 import {
   type Decrypt,
@@ -22,10 +23,6 @@ import {
   TABLES,
 } from './pmacontrol-tables.js';
 import { Progress } from './progress.js';
-import { UsageError } from './token.js';
-
-export const IMPORT_PMACONTROL_USAGE = `  import-pmacontrol --from mysql://user:password@host:port/pmacontrol [--crypt-key-file FILE] [--dry-run]
-                     import an existing PmaControl inventory, ids kept, in one all-or-nothing append`;
 
 /** Reads PmaControl's tables; one that does not exist (an older PmaControl) is read as empty and said so. */
 async function readTables(url: string, progress: Progress): Promise<PmaControlTables> {

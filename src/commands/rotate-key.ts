@@ -1,12 +1,9 @@
 import { parseArgs } from 'node:util';
 import { keyFingerprint, openSecretKey, parseSecretKey, saveRotatedKeys } from '../application/secret-key.js';
 import { createSecretBox } from '../application/secrets.js';
+import { UsageError } from './catalog.js';
 import { withCliService } from './cli-service.js';
-import { cliCaller, UsageError } from './token.js';
-
-export const ROTATE_KEY_USAGE = `  rotate-key --new-key KEY
-                     re-seal every secret under KEY (64 hex digits or base64 of 32 bytes), as events;
-                     the old key becomes a retired key (history and revert still open what it sealed)`;
+import { cliCaller } from './token.js';
 
 function parseNewKey(args: string[]): Buffer {
   const { values } = parseArgs({ args, options: { 'new-key': { type: 'string' } } });

@@ -6,16 +6,8 @@ import { parseDuration } from '../application/tokens.js';
 import type { Caller } from '../application/writer.js';
 import type { EntryRecord } from '../domain/shared/collection.js';
 import { parseTokenRequest } from '../schemas/tokens.js';
+import { UsageError } from './catalog.js';
 import { withCliService } from './cli-service.js';
-
-export const TOKEN_USAGE = `  token create --name NAME --role reader|writer|admin [--expires-in 30d] [--secrets]
-                     issue a token; it is printed alone on the last line, this once
-  token list [--json]  the tokens (never the token itself)
-  token revoke ID      revoke a token: it answers 401 on every instance from then on`;
-
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
 
 /** The actor the change log records for this command: the operating-system user who ran it. */
 export function cliCaller(): Caller {

@@ -6,14 +6,10 @@ import { parseMoment } from '../http/moments.js';
 import { exportPieces } from '../http/routes/transfer.js';
 import { importInto, parseImportDocument } from '../schemas/import-document.js';
 import { WriteValidator } from '../schemas/validator.js';
+import { UsageError } from './catalog.js';
 import { countsLine, withCliService } from './cli-service.js';
 import { Progress } from './progress.js';
-import { cliCaller, UsageError } from './token.js';
-
-export const TRANSFER_USAGE = `  export [--at T] [--secrets sealed] [--out FILE]
-                     the whole configuration as one JSON document (to stdout, or FILE with mode 0600)
-  import FILE [--dry-run]
-                     import such a document (FILE or - for stdin): all or nothing, every problem listed`;
+import { cliCaller } from './token.js';
 
 async function writeAll(out: Writable, pieces: Iterable<string>): Promise<void> {
   for (const piece of pieces) {

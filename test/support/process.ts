@@ -68,6 +68,17 @@ export function spawnService(env: Record<string, string>): Promise<ServiceProces
   });
 }
 
+/**
+ * A data directory a service has served (commands refuse any other): the service is started on a
+ * new one with `env`, and stopped.
+ */
+export async function servedDataDir(env: Record<string, string> = {}): Promise<string> {
+  const dir = tempDir();
+  const service = await spawnService({ ...env, DATA_DIR: dir, SHUTDOWN_DRAIN_MS: '0' });
+  await service.stop();
+  return dir;
+}
+
 /** Runs the CLI to completion; a run still going after `limitMs` is killed and reported with code null. */
 export function runCli(
   args: string[],

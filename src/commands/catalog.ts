@@ -1,0 +1,131 @@
+/**
+ * What every command of `pmacontrol-config` says about itself: `pmacontrol-config --help` lists
+ * them, `pmacontrol-config <command> --help` prints one, and docs/cli.md holds the same text (a test
+ * compares them).
+ */
+/** A command line a command cannot take: exit 2, with the command's help. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export interface CommandHelp {
+  name: string;
+  /** The synopsis: the command and its options. */
+  usage: string;
+  /** One line for the list. */
+  summary: string;
+  /** What it does, its options, and what it needs. */
+  details: string;
+}
+
+const RUNS_ON_A_SERVED_DATA_DIR =
+  'It runs with the configuration of the service (DATA_DIR, EVENT_STORE and its settings, CONFIG_SECRET_KEY),\n' +
+  'also while the service runs, and refuses a DATA_DIR that does not exist, holds no store, or serves another\n' +
+  'store than EVENT_STORE names.';
+
+export const COMMANDS: CommandHelp[] = [
+  {
+    name: 'serve',
+    usage: 'serve',
+    summary: 'start the HTTP service',
+    details:
+      'Starts the service: the event store named by EVENT_STORE, the read models and keys in DATA_DIR (made\n' +
+      'on the first start), HTTP on HOST:PORT. SIGTERM or SIGINT: not ready at once, serving for\n' +
+      'SHUTDOWN_DRAIN_MS more, then every request in flight answered and exit 0.',
+  },
+  {
+    name: 'replay',
+    usage: 'replay [--apply]',
+    summary: 'rebuild every read model from the log and compare it with the stored one',
+    details:
+      'Folds the whole log into a new read-model file beside the stored one and compares them row by row;\n' +
+      'prints every difference and exits 1 if there is any. --apply puts the rebuilt file in place of the\n' +
+      'stored one; it is refused while an instance of the service or another command uses DATA_DIR.\n' +
+      `${RUNS_ON_A_SERVED_DATA_DIR}`,
+  },
+  {
+    name: 'openapi',
+    usage: 'openapi [--out FILE]',
+    summary: 'print the OpenAPI document (or write it to FILE)',
+    details: 'The OpenAPI 3.1 document the service serves at /fr/api/openApi. It needs no configuration.',
+  },
+  {
+    name: 'token',
+    usage:
+      'token create --name NAME --role reader|writer|admin [--expires-in 30d] [--secrets]\n' +
+      'token list [--json]\ntoken revoke ID',
+    summary: 'issue, list and revoke bearer tokens',
+    details:
+      'create prints the new token alone on the last line of stdout, this once (the log keeps a sealed digest\n' +
+      'of it). --secrets lets it read passwords and private keys; this command is the way to issue the first\n' +
+      'such token. list never shows a token. revoke: the token answers 401 on every instance from then on.\n' +
+      `${RUNS_ON_A_SERVED_DATA_DIR}`,
+  },
+  {
+    name: 'export',
+    usage: 'export [--at T] [--secrets sealed] [--out FILE]',
+    summary: 'the whole configuration as one JSON document',
+    details:
+      'To stdout, or to FILE (mode 0600); --at: as it was at a date-time (ISO 8601 with an offset) or a\n' +
+      'position; --secrets sealed: with each secret sealed under CONFIG_SECRET_KEY. Progress on stderr.\n' +
+      `${RUNS_ON_A_SERVED_DATA_DIR}`,
+  },
+  {
+    name: 'import',
+    usage: 'import FILE [--dry-run]',
+    summary: 'import such a document: all or nothing, every problem listed',
+    details:
+      'FILE, or - for stdin. Each entry is created, or replaced if its id exists, under the rules of POST and\n' +
+      'PUT, in one append; any problem: exit 1, every problem on stderr, nothing recorded. --dry-run checks\n' +
+      `and records nothing. The way for large imports (the HTTP route takes 64 MiB at most).\n${RUNS_ON_A_SERVED_DATA_DIR}`,
+  },
+  {
+    name: 'import-pmacontrol',
+    usage: 'import-pmacontrol --from mysql://user:password@host:port/pmacontrol [--crypt-key-file FILE] [--dry-run]',
+    summary: 'import an existing PmaControl inventory, ids kept, in one all-or-nothing append',
+    details:
+      "Reads PmaControl's tables; --crypt-key-file is its crypt.config.php, to open its ciphertexts. Every\n" +
+      `problem is listed with its table and row id. --dry-run checks and records nothing.\n${RUNS_ON_A_SERVED_DATA_DIR}`,
+  },
+  {
+    name: 'rotate-key',
+    usage: 'rotate-key --new-key KEY',
+    summary: 're-seal every secret under a new key, as events',
+    details:
+      'KEY: 64 hex digits or base64 of 32 bytes. The old key becomes a retired key (history and revert still\n' +
+      'open what it sealed); instances on the old key serve reads and refuse writes until restarted.\n' +
+      `${RUNS_ON_A_SERVED_DATA_DIR}`,
+  },
+  {
+    name: 'copy-log',
+    usage: 'copy-log --to sqlite:/path/events.sqlite | mysql://user:password@host:port/database',
+    summary: 'copy the whole log of the configured store into an empty one',
+    details:
+      'Every event, in log order, with its time, actor and request; a target that holds any event is refused.\n' +
+      `The log only grows: a copy made while the service writes is a consistent prefix (a backup).\n${RUNS_ON_A_SERVED_DATA_DIR}`,
+  },
+];
+
+export const helpOf = (name: string): CommandHelp | undefined => COMMANDS.find((command) => command.name === name);
+
+/** `pmacontrol-config --help`. */
+export function overview(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
+  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`);
+  return [
+    'usage: pmacontrol-config <command> [options]',
+    '',
+    'commands:',
+    ...lines,
+    '',
+    'pmacontrol-config <command> --help    what a command does and its options',
+    'pmacontrol-config --version           the release',
+  ].join('\n');
+}
+
+/** `pmacontrol-config <command> --help`. */
+export const commandHelp = (help: CommandHelp): string =>
+  `usage: ${help.usage
+    .split('\n')
+    .map((line, i) => (i === 0 ? `pmacontrol-config ${line}` : `       pmacontrol-config ${line}`))
+    .join('\n')}\n\n${help.summary}.\n\n${help.details}`;

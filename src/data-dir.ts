@@ -1,0 +1,128 @@
+import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { StartRefused } from './application/secret-key.js';
+import type { Config } from './config.js';
+
+/** The file that says which event store a data directory serves. */
+export const STORE_FILE = 'store.json';
+
+/** Which event store a data directory serves: its kind and where it is (never a password). */
+export interface StoreRecord {
+  event_store: Config['eventStore'];
+  location: string;
+}
+
+/** The store the configuration names, as a data directory records it. */
+export function storeOf(config: Config): StoreRecord {
+  if (config.eventStore === 'sqlite') return { event_store: 'sqlite', location: 'events.sqlite' };
+  if (config.eventStore === 'mariadb') {
+    const url = new URL(config.mariadb!.url.replace(/^mariadb:/, 'mysql:'));
+    return { event_store: 'mariadb', location: `${url.hostname}:${url.port || 3306}${url.pathname}` };
+  }
+  const hosts = config.eventStoreConnectionString!.replace(/^[a-z+]+:\/\/([^@/]*@)?/, '').split(/[/?]/)[0];
+  return { event_store: 'eventstoredb', location: hosts };
+}
+
+const describe = (store: StoreRecord) =>
+  store.event_store === 'sqlite' ? 'the embedded SQLite store' : `${store.event_store} at ${store.location}`;
+
+/**
+ * What a data directory serves: its record, or what an older one's files show (the record came
+ * later). Undefined: it holds no store.
+ */
+function recordedStore(dir: string): StoreRecord | undefined {
+  const file = join(dir, STORE_FILE);
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as StoreRecord;
+  if (existsSync(join(dir, 'events.sqlite'))) return { event_store: 'sqlite', location: 'events.sqlite' };
+  for (const store of ['mariadb', 'eventstoredb'] as const) {
+    if (existsSync(join(dir, `read-models-${store}.sqlite`))) return { event_store: store, location: '' };
+  }
+  return undefined;
+}
+
+/** `serve` records the store it serves (a directory may move to another store: the migration path). */
+export function recordStore(config: Config): void {
+  const store = storeOf(config);
+  const known = recordedStore(config.dataDir);
+  if (known && known.event_store === store.event_store && known.location === store.location) return;
+  const file = join(config.dataDir, STORE_FILE);
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(store, null, 2)}\n`);
+  renameSync(`${file}.tmp`, file);
+}
+
+/**
+ * Every command but `serve` works on a data directory a service has used, and on the store it
+ * serves: never one that does not exist, holds no store, or belongs to another store (a command
+ * would otherwise start a new, empty log there, or read the wrong one).
+ */
+export function assertServes(config: Config): void {
+  const dir = resolve(config.dataDir);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new StartRefused(`DATA_DIR ${dir} does not exist: set DATA_DIR to the directory the service uses`);
+  }
+  const known = recordedStore(dir);
+  if (!known) {
+    throw new StartRefused(
+      `DATA_DIR ${dir} holds no store: set DATA_DIR to the directory the service uses (start the service once to make one)`,
+    );
+  }
+  const wanted = storeOf(config);
+  const sameLocation = known.location === '' || known.location === wanted.location;
+  if (known.event_store !== wanted.event_store || !sameLocation) {
+    throw new StartRefused(
+      `DATA_DIR ${dir} serves ${describe(known)}, but EVENT_STORE=${config.eventStore} names ${describe(wanted)}: ` +
+        'run the command with the configuration of the service that uses this directory',
+    );
+  }
+}
+
+/**
+ * Who is using a data directory, by a lock on DATA_DIR/instance.lock (an operating-system lock,
+ * released when its process ends, even by kill -9): every instance and command that opens the
+ * service holds it shared; `replay --apply`, which replaces the read models under them, holds it
+ * alone, and is refused while anyone else holds it.
+ */
+export class InstanceLock {
+  private constructor(private readonly db: Database.Database) {}
+
+  private static open(dir: string): Database.Database {
+    const db = new Database(join(dir, 'instance.lock'));
+    db.pragma('busy_timeout = 0');
+    db.exec('CREATE TABLE IF NOT EXISTS holders (note TEXT)');
+    return db;
+  }
+
+  /** For a serving instance or a command: refused while `replay --apply` runs. */
+  static shared(dir: string): InstanceLock {
+    const db = InstanceLock.open(dir);
+    try {
+      db.exec('BEGIN');
+      db.prepare('SELECT count(*) FROM holders').get();
+    } catch {
+      db.close();
+      throw new StartRefused(`a replay --apply is replacing the read models of DATA_DIR ${resolve(dir)}: wait for it`);
+    }
+    return new InstanceLock(db);
+  }
+
+  /** For `replay --apply`: refused while an instance or a command uses the directory. */
+  static exclusive(dir: string): InstanceLock {
+    const db = InstanceLock.open(dir);
+    try {
+      db.exec('BEGIN EXCLUSIVE');
+    } catch {
+      db.close();
+      throw new StartRefused(
+        `an instance of the service (or a command) is using DATA_DIR ${resolve(dir)}: stop it before replay --apply`,
+      );
+    }
+    return new InstanceLock(db);
+  }
+
+  release(): void {
+    if (!this.db.open) return;
+    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    this.db.close();
+  }
+}
