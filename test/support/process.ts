@@ -32,7 +32,8 @@ export interface ServiceProcess {
 export function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    // No drain by default: a test that stops a service waits for nothing (shutdown.test.ts drains).
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -74,7 +75,7 @@ export function spawnService(env: Record<string, string>): Promise<ServiceProces
  */
 export async function servedDataDir(env: Record<string, string> = {}): Promise<string> {
   const dir = tempDir();
-  const service = await spawnService({ ...env, DATA_DIR: dir, SHUTDOWN_DRAIN_MS: '0' });
+  const service = await spawnService({ ...env, DATA_DIR: dir });
   await service.stop();
   return dir;
 }

@@ -65,7 +65,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export class Connections {
   readonly pool: Pool;
-  private readonly timeoutMs: number;
+  /** The longest one statement may take (MARIADB_QUERY_TIMEOUT_MS). */
+  readonly timeoutMs: number;
   /** The node is a Galera node (`wsrep_on`): its sessions wait for causality before they read. */
   galera = false;
   private ready?: Promise<void>;

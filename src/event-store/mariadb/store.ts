@@ -27,8 +27,6 @@ export interface MariadbSettings extends PoolSettings {
 const READ_BATCH = 1000;
 /** Rows per INSERT, by size: well under MariaDB's default max_allowed_packet (16 MiB). */
 const CHUNK_BYTES = 4 * 1024 * 1024;
-/** How long an append whose COMMIT got no answer keeps asking whether its events are in the log. */
-const CHECK_MS = 10_000;
 
 interface Row extends RowDataPacket {
   position: number;
@@ -165,12 +163,13 @@ export class MariadbEventStore implements EventStore {
   /**
    * A COMMIT sent without an answer (the connection broke, the statement timed out, the node lost
    * its quorum): the events may be in the log. It is asked, on another connection, until it answers
-   * or CHECK_MS have passed: the first row there, byte for byte, means the append was recorded; any
-   * other row or none, that it was not. Without an answer the outcome is unknown, and the error says so.
+   * or the query timeout has passed once more (a frozen server must not hold the writer): the first
+   * row there, byte for byte, means the append was recorded; any other row or none, that it was not.
+   * Without an answer the outcome is unknown, and the error says so.
    */
   private async confirm(rows: Values[], cause: unknown): Promise<AppendResult> {
     const [stream, first, type, data, metadata] = rows[0];
-    const until = Date.now() + CHECK_MS;
+    const until = Date.now() + this.connections.timeoutMs;
     for (;;) {
       let found: Row | undefined;
       try {
