@@ -104,11 +104,11 @@ if (galeraAvailable()) {
       const headers = { 'If-Match': '"1"' };
       const patches = await Promise.all(
         urls.map((url, n) =>
-          send(url, 'PATCH', `${BASE}/tags/${won.body.id}`, { body: { color: `#00000${n}` }, headers }),
+          send(url, 'PATCH', `${BASE}/tags/${won.body.id}`, { body: { color: `#11111${n}` }, headers }),
         ),
       );
       assert.equal(patches.map((reply) => reply.status).sort(), [200, 412, 412]);
-      const id = 100_000 + i;
+      const id = 9_000_000 - i; // below the ids the service gives once the first is taken
       const ids = await Promise.all(
         urls.map((url, n) => call(world, url, 'POST', `${BASE}/tags`, { ...tag(`id-${i}-${n}`), id })),
       );
@@ -118,15 +118,17 @@ if (galeraAvailable()) {
   });
 }
 
+/** Names never used twice, across every load of the suite. */
+let loadNames = 0;
+
 /** Writes through every instance until `stop()`: tags with unique names; the answers counted by status. */
 function traffic(world: World) {
   const statuses = new Map<number, number>();
   let running = true;
-  let n = 0;
   const loops = world.instances.flatMap((instance) =>
     [0, 1].map(async () => {
       while (running) {
-        const reply = await call(world, instance.url, 'POST', `${BASE}/tags`, tag(`load-${n++}`)).catch(
+        const reply = await call(world, instance.url, 'POST', `${BASE}/tags`, tag(`load-${loadNames++}`)).catch(
           (error: Error) => ({ status: 0, text: error.message }) as Reply,
         );
         statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);

@@ -1,6 +1,12 @@
 import { decide } from '../domain/decide.js';
 import type { Effect } from '../domain/evolve.js';
-import { COLLECTION_NAMES, collectionOf, type ResourceName, resourceOf } from '../domain/resources.js';
+import {
+  COLLECTION_NAMES,
+  type CollectionName,
+  collectionOf,
+  type ResourceName,
+  resourceOf,
+} from '../domain/resources.js';
 import type { EntryRecord } from '../domain/shared/collection.js';
 import { Conflict, Deleted, type FieldError, NotFound } from '../domain/shared/errors.js';
 import type { Sealed } from '../domain/shared/fields.js';
@@ -22,6 +28,18 @@ export interface WriteResult {
   entry?: EntryRecord;
   /** False when the write changed nothing and recorded no event. */
   changed: boolean;
+  /**
+   * A revert that brought a hard-deleted entry back: the entries its delete had changed (a server
+   * that lost a deleted tag, a soft-deleted server moved to client 99) that still do not hold it.
+   */
+  notRestored?: NotRestored[];
+}
+
+/** An entry a delete changed, and the field that no longer holds the entry brought back. */
+export interface NotRestored {
+  resource: string;
+  id: number;
+  field: string;
 }
 
 /** A write sent with an Idempotency-Key: the answer to send, and whether it is the first one again. */
@@ -116,9 +134,38 @@ export class Writes {
     const decideOn: Decide = (state) => decide(prepare(request as WriteRequest, state, prepared), state);
     const answer: Answer<WriteResult> = (state, effects) => {
       const id = effects[0]?.id ?? ('id' in request ? request.id : undefined) ?? 0;
-      return { id, entry: state.collections[request.resource].get(id), changed: effects.length > 0 };
+      const result: WriteResult = {
+        id,
+        entry: state.collections[request.resource].get(id),
+        changed: effects.length > 0,
+      };
+      if (request.kind === 'revert' && effects[0] && !effects[0].before) {
+        result.notRestored = this.notRestored(state, request.resource, id);
+      }
+      return result;
     };
     return once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
+  }
+
+  /**
+   * What the last hard delete of `resource/id` did to other entries (the effects the change log
+   * keeps with it), where it is still so: the entry, back now, is not in that field again. A revert
+   * brings back one entry; putting it back where it was is left to the client, which this lists.
+   */
+  private notRestored(state: ConfigState, resource: ResourceName, id: number): NotRestored[] {
+    const type = resourceOf(resource).events.deleted;
+    const [deletion] = this.deps.readModels.changes({ resource, id, type, order: 'desc' });
+    const held = (value: unknown) => (Array.isArray(value) ? value.includes(id) : value === id);
+    const found: NotRestored[] = [];
+    for (const effect of deletion?.effects ?? []) {
+      const entry = state.collections[effect.resource as CollectionName]?.get(effect.id);
+      for (const { field, before, after } of effect.diff) {
+        if (held(before) && !held(after) && entry && !held(entry[field])) {
+          found.push({ resource: effect.resource, id: effect.id, field });
+        }
+      }
+    }
+    return found;
   }
 
   /**

@@ -289,6 +289,24 @@ function history(route: RouteDescriptor, resource: Resource): OperationObject {
   };
 }
 
+/** A revert's note: the entries a hard delete changed that do not hold the entry brought back. */
+const NOT_RESTORED = {
+  type: 'array',
+  description:
+    'when the revert brought back a hard-deleted entry: the entries its delete changed (a server that lost ' +
+    'a deleted tag, a soft-deleted server moved to client 99) that still do not hold it; a revert brings ' +
+    'back one entry, and a PATCH of each puts it back where it was',
+  items: {
+    type: 'object',
+    properties: {
+      resource: { type: 'string', description: 'the resource of the entry the delete changed' },
+      id: { type: 'integer', description: 'its id' },
+      field: { type: 'string', description: 'the field that held the reverted entry, and does not now' },
+    },
+    required: ['resource', 'id', 'field'],
+  },
+};
+
 function revert(route: RouteDescriptor, resource: Resource): OperationObject {
   const { title } = resource.declaration;
   const body = {
@@ -303,6 +321,7 @@ function revert(route: RouteDescriptor, resource: Resource): OperationObject {
       id: { type: 'integer' },
       resource: { type: 'string', const: resource.name },
       reverted_to: { type: 'integer' },
+      references_not_restored: NOT_RESTORED,
       item: ref('schemas', title),
     },
     required: ['id', 'resource', 'reverted_to', 'item'],
@@ -317,8 +336,10 @@ function revert(route: RouteDescriptor, resource: Resource): OperationObject {
       resource.events.reverted +
       '`, `data.to_version`) gives the entry the values it had at that ' +
       'version, secrets included, under every rule of a PUT (uniqueness, references, guards; `If-Match` honoured). ' +
-      'A hard-deleted entry comes back with its id; a soft-deleted one reverted to a live version is restored. The ' +
-      'version keeps counting up. A version the entry never had is a 422 on `version`.',
+      'A hard-deleted entry comes back with its id, alone: the entries its delete changed (the servers that ' +
+      'carried a deleted tag) stay as they are, and `references_not_restored` lists them. A soft-deleted one ' +
+      'reverted to a live version is restored. The version keeps counting up. A version the entry never had is ' +
+      'a 422 on `version`.',
     parameters: [...common(route).parameters!, ref('parameters', 'IfMatch')],
     requestBody: { required: true, content: json(body, { version: 1 }) as RequestBodyObject['content'] },
     responses: {

@@ -179,4 +179,27 @@ it('revert brings back a hard-deleted tag with its id, and a soft-deleted server
   assert.equal([blocked.status, blocked.body.errors[0].field], [422, 'is_deleted']);
 });
 
+it('revert of a deleted tag brings it back alone and lists the servers its delete took it from', async ({ h }) => {
+  const t = (await h.request('POST', `${BASE}/tags`, { body: tag('carried') })).body.id;
+  const other = (await h.request('POST', `${BASE}/tags`, { body: tag('other') })).body.id;
+  const post = (name: string, ip: string, tags: number[]) =>
+    h.request('POST', `${BASE}/servers`, { body: { ...server, name, ip, tags } });
+  const a = (await post('carrier-a', '10.3.0.1', [t, other])).body.id;
+  const b = (await post('carrier-b', '10.3.0.2', [t])).body.id;
+  await h.request('DELETE', `${BASE}/tags/${t}`);
+  const back = await h.request('POST', `${BASE}/tags/${t}/revert`, { body: { version: 1 } });
+  assert.is(back.status, 200);
+  assert.equal(back.body.references_not_restored, [
+    { resource: 'servers', id: a, field: 'tags' },
+    { resource: 'servers', id: b, field: 'tags' },
+  ]);
+  assert.equal(
+    (await h.request('GET', `${BASE}/servers/${a}`)).body.item.tags,
+    [other],
+    'the servers stay as they are',
+  );
+  const plain = await h.request('POST', `${BASE}/tags/${other}/revert`, { body: { version: 1 } });
+  assert.is(plain.body.references_not_restored, undefined, 'only when a hard-deleted entry comes back');
+});
+
 it.run();

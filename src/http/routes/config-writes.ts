@@ -100,11 +100,12 @@ export async function revert<R extends ResourceName>(ctx: Context, resource: R, 
   const id = parseId(ctx.params.id);
   const { value, raw } = await readJson(ctx);
   const toVersion = parseRevertBody(value);
-  await run(ctx, deps, raw, { kind: 'revert', resource, id, toVersion, expected: expected(ctx) }, (result) =>
-    jsonResponse(200, writtenBody(resource, { id, resource, reverted_to: toVersion }, result.entry!), {
+  await run(ctx, deps, raw, { kind: 'revert', resource, id, toVersion, expected: expected(ctx) }, (result) => {
+    const note = result.notRestored?.length ? { references_not_restored: result.notRestored } : {};
+    return jsonResponse(200, writtenBody(resource, { id, resource, reverted_to: toVersion, ...note }, result.entry!), {
       ETag: etag(result.entry!),
-    }),
-  );
+    });
+  });
 }
 
 /** `{"version": n}`, nothing else. */
