@@ -5,7 +5,6 @@
 // through the API by the service (one creation in ten events, then PATCHes), as inventories are.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { CONFIG_STREAM } from '../src/application/projector.js';
 import { rebuild } from '../src/application/replay.js';
 import { genesisEvents } from '../src/domain/genesis.js';
@@ -14,6 +13,7 @@ import { SqliteEventStore } from '../src/event-store/sqlite/store.js';
 import { RowWriter } from '../src/read-models/sqlite/rows.js';
 import { INDEXES, TABLES } from '../src/read-models/sqlite/schema.js';
 import { SqliteReadModelStore } from '../src/read-models/sqlite/store.js';
+import Database from '../src/sqlite/driver.js';
 import { scratchDir } from './lib.js';
 import { newServer, SERVERS, seed, startService, startTimed } from './targets.js';
 

@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { StartRefused } from './application/secret-key.js';
 import type { Config } from './config.js';
+import Database from './sqlite/driver.js';
 
 /** The file that says which event store a data directory serves. */
 export const STORE_FILE = 'store.json';
@@ -84,9 +85,9 @@ export function assertServes(config: Config): void {
  * alone, and is refused while anyone else holds it.
  */
 export class InstanceLock {
-  private constructor(private readonly db: Database.Database) {}
+  private constructor(private readonly db: BetterSqlite3.Database) {}
 
-  private static open(dir: string): Database.Database {
+  private static open(dir: string): BetterSqlite3.Database {
     const db = new Database(join(dir, 'instance.lock'));
     db.pragma('busy_timeout = 0');
     db.exec('CREATE TABLE IF NOT EXISTS holders (note TEXT)');

@@ -1,8 +1,8 @@
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import Database from '../src/sqlite/driver.js';
 import { BASE, send } from './support/harness.js';
 import { makeKey } from './support/keys.js';
 import { runCli, spawnService, tempDir } from './support/process.js';

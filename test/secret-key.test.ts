@@ -80,7 +80,7 @@ it('the fingerprint is recorded in the log, never the key', async () => {
   const dataDir = await dataWithSecrets({ CONFIG_SECRET_KEY: '12'.repeat(32) });
   const dump = await runCli(['replay'], { DATA_DIR: dataDir, CONFIG_SECRET_KEY: '12'.repeat(32) });
   assert.is(dump.code, 0, dump.stdout + dump.stderr);
-  const Database = (await import('better-sqlite3')).default;
+  const Database = (await import('../src/sqlite/driver.js')).default;
   const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true });
   const rows = db.prepare("SELECT type, data FROM events WHERE type = 'SecretKeyRecorded'").all() as { data: string }[];
   const everything = (

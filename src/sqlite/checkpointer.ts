@@ -1,5 +1,6 @@
-import { createRequire } from 'node:module';
+import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
+import { DRIVER_PATH } from './driver.js';
 
 /** How often the worker moves the write-ahead log into the database file. */
 const EVERY_MS = 200;
@@ -14,20 +15,23 @@ export const FALLBACK_CHECKPOINT_PAGES = 10_000;
  * the compiled build and under tsx in the tests; the driver's path comes from the main thread.
  */
 const WORKER = `
-const { workerData } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { fileMustExist: true });
 db.pragma('busy_timeout = 0');
-setInterval(() => {
+const timer = setInterval(() => {
   try {
     db.pragma('wal_checkpoint(PASSIVE)');
   } catch {
     // Busy or gone: the next round tries again; the connection's own bound still holds.
   }
 }, workerData.everyMs);
+parentPort.once('message', () => {
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
+});
 `;
-
-const driver = createRequire(import.meta.url).resolve('better-sqlite3');
 
 /**
  * Checkpoints one SQLite file in WAL mode from a worker thread with its own connection. SQLite's
@@ -38,19 +42,33 @@ const driver = createRequire(import.meta.url).resolve('better-sqlite3');
  */
 export class Checkpointer {
   private readonly worker: Worker;
+  private exited = false;
 
   constructor(file: string, everyMs = EVERY_MS) {
-    this.worker = new Worker(WORKER, { eval: true, workerData: { file, driver, everyMs } });
+    this.worker = new Worker(WORKER, { eval: true, workerData: { file, driver: DRIVER_PATH, everyMs } });
     // The connection's own bound takes over; said once, on stderr, as a process warning.
     this.worker.on('error', (error) =>
       process.emitWarning(`SQLite checkpoints of ${file} are left to its connection: ${error.message}`, {
         code: 'PMACONTROL_CHECKPOINTER',
       }),
     );
+    this.worker.once('exit', () => {
+      this.exited = true;
+    });
     this.worker.unref();
   }
 
+  /**
+   * Asks the worker to close its connection and end, rather than terminating it in the middle of a
+   * checkpoint (a native call cut off by terminate() can abort the process); terminated after a
+   * second all the same, should it not end.
+   */
   async stop(): Promise<void> {
-    await this.worker.terminate();
+    if (this.exited) return;
+    const ended = once(this.worker, 'exit');
+    this.worker.postMessage('stop');
+    const late = setTimeout(() => void this.worker.terminate(), 1000);
+    await ended;
+    clearTimeout(late);
   }
 }

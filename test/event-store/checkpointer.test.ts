@@ -6,12 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CONFIG_STREAM } from '../../src/application/projector.js';
 import { SqliteEventStore } from '../../src/event-store/sqlite/store.js';
 import { Checkpointer, FALLBACK_CHECKPOINT_PAGES } from '../../src/sqlite/checkpointer.js';
+import Database from '../../src/sqlite/driver.js';
 
 const MiB = 1024 * 1024;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compare, rebuild } from '../../src/application/replay.js';
 import { ListCopies } from '../../src/read-models/sqlite/list-copies.js';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite/store.js';
+import Database from '../../src/sqlite/driver.js';
 import { startHarness } from '../support/harness.js';
 import { tempDir } from '../support/process.js';
 
@@ -17,7 +18,7 @@ import { tempDir } from '../support/process.js';
 const it = suite('list snapshots copied a chunk at a time');
 
 /** A read-model file with the store's tables, open on a connection of the test's own. */
-function file(): { location: string; db: Database.Database } {
+function file(): { location: string; db: BetterSqlite3.Database } {
   const location = join(tempDir(), 'read-models.sqlite');
   new SqliteReadModelStore(location).close();
   const db = new Database(location);

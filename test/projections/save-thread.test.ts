@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CONFIG_STREAM, Projector } from '../../src/application/projector.js';
@@ -10,6 +10,7 @@ import { rebuild } from '../../src/application/replay.js';
 import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
 import { MAX_UNSAVED } from '../../src/read-models/sqlite/save-thread.js';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite/store.js';
+import Database from '../../src/sqlite/driver.js';
 import { logged, tagCreated } from '../support/given.js';
 import { tempDir } from '../support/process.js';
 
@@ -55,7 +56,7 @@ const until = async (ready: () => boolean, what: string) => {
 };
 
 /** Saves into `other`'s file fail until `cure()`: a trigger refuses new entries. */
-function failing(other: Database.Database): { cure: () => void } {
+function failing(other: BetterSqlite3.Database): { cure: () => void } {
   other.exec(`CREATE TABLE fail (x);
     CREATE TRIGGER failing BEFORE INSERT ON entries WHEN EXISTS (SELECT 1 FROM fail)
     BEGIN SELECT RAISE(ABORT, 'the disk is on fire'); END;

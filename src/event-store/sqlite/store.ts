@@ -1,6 +1,7 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { Checkpointer, FALLBACK_CHECKPOINT_PAGES } from '../../sqlite/checkpointer.js';
+import Database from '../../sqlite/driver.js';
 import { Subscribers } from '../catch-up.js';
 import {
   type AppendResult,
@@ -78,12 +79,12 @@ const datasync = (fd: number) =>
  */
 export class SqliteEventStore implements EventStore {
   readonly name = 'sqlite';
-  private readonly db: Database.Database;
+  private readonly db: BetterSqlite3.Database;
   private readonly subscribers = new Subscribers();
   private readonly pollMs: number;
   private readonly statements;
   private readonly sync: (fd: number) => Promise<void>;
-  private readonly appendTransaction: Database.Transaction<
+  private readonly appendTransaction: BetterSqlite3.Transaction<
     (s: string, e: EventToAppend[], x: ExpectedRevision) => AppendResult & { position: number }
   >;
   private readonly checkpointer?: Checkpointer;

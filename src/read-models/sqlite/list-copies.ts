@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import Database from '../../sqlite/driver.js';
 import { RowWriter } from './rows.js';
 
 /** Entries copied per step: a step takes about a millisecond, whatever the size of the list. */
@@ -8,7 +9,7 @@ interface Copy {
   resource: string;
   position: number;
   /** A read-only connection whose read transaction sees the file as it was at `position`. */
-  reader: Database.Database;
+  reader: BetterSqlite3.Database;
   rows: IterableIterator<[number, string]>;
   /** The next row, read ahead (the first read is what fixes the reader's view). */
   next: IteratorResult<[number, string]>;
@@ -31,7 +32,7 @@ export class ListCopies {
 
   constructor(
     private readonly location: string,
-    private readonly db: Database.Database,
+    private readonly db: BetterSqlite3.Database,
     private readonly done: (resource: string, position: number, size: number) => void,
   ) {
     this.insert = new RowWriter(db, 'INSERT OR IGNORE INTO list_snapshots (resource, position, id, doc)', 4);

@@ -1,7 +1,7 @@
 // The worker thread of a SaveThread: writes the save jobs it is sent into the read-model file, on a
 // connection of its own, and counts them in the shared counters as each one commits.
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
+import Database from '../../sqlite/driver.js';
 import { CLOSED, FAILING, SAVED } from './save-thread.js';
 import { type SaveJob, SaveQueue, Saver } from './saving.js';
 import { INDEXES } from './schema.js';

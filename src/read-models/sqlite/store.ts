@@ -1,9 +1,10 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import type { ChangeItem, HistoryItem, RequestRow } from '../../../projections/changes.js';
 import { COLLECTION_NAMES, type CollectionName, type ResourceName } from '../../domain/resources.js';
 import type { EntryRecord } from '../../domain/shared/collection.js';
 import { emptyState } from '../../domain/state.js';
+import Database from '../../sqlite/driver.js';
 import type { ChangeQuery, EntryThen, ProjectionBatch, ReadModelStore, StoredSnapshot } from '../port.js';
 import { SqliteAudit } from './audit.js';
 import { BulkBatches } from './bulk-batches.js';
@@ -16,7 +17,7 @@ const DAMAGED = /^SQLITE_(NOTADB|CORRUPT|CANTOPEN|IOERR)/;
 
 const isDamage = (error: unknown) => DAMAGED.test((error as { code?: string }).code ?? '');
 
-function statements(db: Database.Database) {
+function statements(db: BetterSqlite3.Database) {
   return {
     meta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE name = ?'),
     requestsSince: db.prepare<[string], RequestRow>('SELECT * FROM requests WHERE at >= ?'),
@@ -40,7 +41,7 @@ const COMPARED: [string, string[], string[]][] = [
  * empty one, which the projector then fills from the log; the log is never touched.
  */
 export class SqliteReadModelStore implements ReadModelStore {
-  private db!: Database.Database;
+  private db!: BetterSqlite3.Database;
   private sql!: ReturnType<typeof statements>;
   private auditQueries?: SqliteAudit;
   /** Saves from a worker thread (a file in use), or on this connection (bulk, memory): see open(). */
