@@ -105,6 +105,8 @@ export function decideImport(
     }
   }
   journal.rollback();
-  if (problems.length > 0) throw new ValidationFailed(problems, { listAll: true });
+  // A problem found before deciding (a costly check, off the event loop) may be found again here.
+  const once = [...new Map(problems.map((p) => [`${p.field}\n${p.code}\n${p.message}`, p])).values()];
+  if (once.length > 0) throw new ValidationFailed(once, { listAll: true });
   return deps.dryRun ? [] : events;
 }

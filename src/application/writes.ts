@@ -8,7 +8,7 @@ import {
   resourceOf,
 } from '../domain/resources.js';
 import type { EntryRecord } from '../domain/shared/collection.js';
-import { Conflict, Deleted, type FieldError, NotFound } from '../domain/shared/errors.js';
+import { Conflict, Deleted, type FieldError, NotFound, ValidationFailed } from '../domain/shared/errors.js';
 import type { Sealed } from '../domain/shared/fields.js';
 import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
@@ -19,7 +19,7 @@ import type { Idempotency, RecordedResponse, RequestLog } from './requests.js';
 import { KeyRotated } from './secret-key.js';
 import type { SecretBox } from './secrets.js';
 import { generateToken, tokenDigest } from './tokens.js';
-import { decideImport, type ImportCounts, type ImportItem } from './transfer.js';
+import { decideImport, type ImportCounts, type ImportItem, itemPath } from './transfer.js';
 import type { Caller, Clock, Writer } from './writer.js';
 
 export interface WriteResult {
@@ -80,6 +80,30 @@ export interface WritesDeps {
 
 type Decide = (state: ConfigState) => DomainEvent[];
 type Answer<T> = (state: ConfigState, effects: Effect[]) => T;
+
+type Values = Record<string, unknown>;
+
+/** The resource's costly checks of an input (see ResourceDeclaration.prove): a 422 if any fails. */
+async function proven(resource: ResourceName, input: Values): Promise<void> {
+  const errors = (await resourceOf(resource).declaration.prove?.(input)) ?? [];
+  if (errors.length > 0) throw new ValidationFailed(errors);
+}
+
+/** The costly checks of an import's entries, a few at a time (the thread pool has four threads). */
+async function proofProblems(items: readonly ImportItem[]): Promise<FieldError[]> {
+  const problems: FieldError[] = [];
+  const proving = items.filter((item) => resourceOf(item.resource).declaration.prove);
+  for (let start = 0; start < proving.length; start += 4) {
+    await Promise.all(
+      proving.slice(start, start + 4).map(async (item) => {
+        const errors = (await resourceOf(item.resource).declaration.prove!(item.input)) ?? [];
+        for (const error of errors)
+          problems.push({ ...error, field: itemPath(item.resource, item.index, error.field) });
+      }),
+    );
+  }
+  return problems;
+}
 
 /** Every write the service takes, each as a job for the group-commit writer. */
 export class Writes {
@@ -144,7 +168,9 @@ export class Writes {
       }
       return result;
     };
-    return once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
+    const written = (): Promise<WriteResult | Once> =>
+      once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
+    return 'input' in request ? proven(request.resource, request.input as Values).then(written) : written();
   }
 
   /**
@@ -173,14 +199,15 @@ export class Writes {
    * and PUT, all in one append, or nothing at all. A dry run decides everything and records nothing.
    * `problems`: those found reading the document, listed with the ones found deciding.
    */
-  importEntries(
+  async importEntries(
     items: readonly ImportItem[],
     caller: Caller,
     options: { dryRun: boolean; problems?: readonly FieldError[] },
   ): Promise<ImportCounts> {
     const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0 };
     const { secrets, readModels } = this.deps;
-    const deps = { secrets, readModels, dryRun: options.dryRun, problems: options.problems ?? [] };
+    const problems = [...(options.problems ?? []), ...(await proofProblems(items))];
+    const deps = { secrets, readModels, dryRun: options.dryRun, problems };
     return this.run(
       caller,
       (state) => decideImport(items, state, { ...deps, at: this.deps.clock.now().toISOString() }, counts),

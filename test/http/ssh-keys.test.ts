@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import sshpk from 'sshpk';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BASE, type Harness, startHarness } from '../support/harness.js';
-import { makeKey } from '../support/keys.js';
+import { fabricatedRsa, makeKey } from '../support/keys.js';
 
 const it = suite<{ h: Harness }>('ssh-keys');
 it.before.each(async (ctx) => {
@@ -63,6 +64,47 @@ it('refused: a private key of another pair, an encrypted one, garbage, other key
     '-----END OPENSSH PRIVATE KEY-----',
   ].join('\n');
   assert.is((await post({ private_key: encrypted })).status, 422);
+});
+
+it('refused: an RSA pair made up around a public key (4,096 and 16,384 bits), an ED25519 seed not of its key', async ({
+  h,
+}) => {
+  for (const bits of [4096, 16384]) {
+    const made = fabricatedRsa(bits);
+    const reply = await h.request('POST', `${BASE}/ssh-keys`, {
+      body: { name: `fake-${bits}`, user: 'u', public_key: made.publicKey, private_key: made.privateKey },
+    });
+    assert.equal([reply.status, reply.body.errors?.[0]?.code], [422, 'key_mismatch'], reply.text);
+  }
+  const key = sshpk.parsePrivateKey(ed.privateKey, 'openssh');
+  const seed = (key.part as unknown as Record<string, { data: Buffer }>).k;
+  seed.data = Buffer.concat([randomBytes(32), seed.data.subarray(32)]);
+  const forged = await h.request('POST', `${BASE}/ssh-keys`, {
+    body: { name: 'forged', user: 'u', public_key: ed.publicKey, private_key: key.toString('openssh').toString() },
+  });
+  assert.equal([forged.status, forged.body.errors?.[0]?.code], [422, 'key_mismatch'], forged.text);
+});
+
+it('an import with a made-up pair is refused, the entry named', async ({ h }) => {
+  const { token } = await h.service.write.issueToken(
+    { name: 'importer', role: 'admin', secrets: false, expiresAt: null },
+    { actor: 'setup', requestId: 's' },
+  );
+  const made = fabricatedRsa(4096);
+  const document = {
+    format: 'pmacontrol-config/1',
+    resources: {
+      'ssh-keys': [{ id: 40, name: 'fake', user: 'u', public_key: made.publicKey, private_key: made.privateKey }],
+    },
+  };
+  const reply = await h.request('POST', '/fr/api/import', {
+    body: document,
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  assert.is(reply.status, 422, reply.text);
+  assert.equal(reply.body.errors, [
+    { field: 'resources.ssh-keys[0].private_key', code: 'key_mismatch', message: 'does not match public_key' },
+  ]);
 });
 
 it('sent type, bit, fingerprint must match the key; the legacy 40-hex fingerprint is accepted', async ({ h }) => {

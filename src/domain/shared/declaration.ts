@@ -1,3 +1,4 @@
+import type { FieldError } from './errors.js';
 import type { FieldSpec, JsonSchema, Reference, Sealed } from './fields.js';
 import type { EntryMeta } from './types.js';
 
@@ -70,6 +71,11 @@ export interface ResourceDeclaration<F extends Record<string, FieldSpec> = Recor
    * before secrets are sealed. Plain input in, plain input out.
    */
   prepare?: (fields: Record<string, unknown>, context: PrepareContext) => Record<string, unknown>;
+  /**
+   * Checks of an input too costly for the event loop (a signature made with a private key): they
+   * run in the thread pool before the write is decided, and a problem refuses it (422).
+   */
+  prove?: (fields: Record<string, unknown>) => Promise<FieldError[]>;
   /** A request body for the OpenAPI examples; it must pass validation on POST. */
   example: Record<string, unknown>;
 }

@@ -2,7 +2,7 @@ import { defineResource, type PrepareContext } from '../shared/declaration.js';
 import { fieldError } from '../shared/errors.js';
 import type { Sealed } from '../shared/fields.js';
 import { derived, integer, oneOf, secret, text } from '../shared/fields.js';
-import { analysePublicKey, assertPrivateKeyMatches, MAX_RSA_BITS } from './keys.js';
+import { analysePublicKey, assertPrivateKeyMatches, MAX_RSA_BITS, provesItsPair } from './keys.js';
 
 const PUBLIC_KEY_EXAMPLE =
   'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIE3pU2CbKDaz1sQ6lJvJZk3xh0yVYZnq5XHc3lBQ9Bqt backup@pmacontrol';
@@ -88,6 +88,10 @@ export const sshKeys = defineResource({
   deletion: 'hard',
   cryptedFlag: 'is_password_crypted',
   prepare: prepareKeyPair,
+  prove: async ({ private_key: privateKey }) =>
+    typeof privateKey === 'string' && !(await provesItsPair(privateKey))
+      ? [{ field: 'private_key', code: 'key_mismatch', message: 'does not match public_key' }]
+      : [],
   outputs: {
     added_on: {
       schema: { type: 'string', format: 'date-time' },
