@@ -3,8 +3,8 @@ import type { ChangeQuery } from '../read-models/port.js';
 import type { Audit } from './audit.js';
 import type { Projected } from './projector.js';
 
-/** The filters a live client may give: a subset of the change log's. */
-export type FeedFilter = Pick<ChangeQuery, 'resource' | 'id' | 'actor' | 'type'>;
+/** The filters a live client may give: a subset of the change log's (token events for admins only). */
+export type FeedFilter = Pick<ChangeQuery, 'resource' | 'id' | 'actor' | 'type' | 'tokens'>;
 
 /** Where a client's changes go. */
 export interface FeedClient {
@@ -21,6 +21,7 @@ export interface FeedClient {
 const MAX_WAITING = 10_000;
 
 export function matches(filter: FeedFilter, item: ChangeItem): boolean {
+  if (!filter.tokens && item.resource === 'tokens') return false;
   if (filter.actor !== undefined && item.actor !== filter.actor) return false;
   if (filter.type !== undefined && item.type !== filter.type) return false;
   if (filter.resource === undefined) return true;

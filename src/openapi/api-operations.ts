@@ -21,7 +21,8 @@ const POSITION = { type: 'integer', minimum: 0 } as SchemaObject;
 const FILTERS: ParameterObject[] = [
   query(
     'resource',
-    'events whose entry, or one of the entries they changed in passing, is of this resource (tokens: their issue and revocation)',
+    'events whose entry, or one of the entries they changed in passing, is of this resource (tokens: their ' +
+      'issue and revocation, for admins only: others never see token events, and asking is a 403)',
     { type: 'string', enum: [...COLLECTION_NAMES] },
   ),
   query('id', 'with resource: that entry only', { type: 'integer', minimum: 1 }),

@@ -50,6 +50,8 @@ export interface ChangeQuery {
   after?: number;
   before?: number;
   order: 'asc' | 'desc';
+  /** Token events (their issue, revocation, re-seal) are left out unless asked for: they are for admins. */
+  tokens?: boolean;
 }
 
 /** The entry as it was at a position: there, hard-deleted, or not created yet (undefined). */

@@ -59,4 +59,25 @@ it('a secrets token reads a password and a private key; each read is a SecretRev
   }
 });
 
+it('only a caller that holds the secrets right may grant it: an admin without it gets 403', async () => {
+  const h = await startHarness({ access: { anonymousRole: 'none', corsOrigins: [] } });
+  try {
+    const admin = (secrets: boolean) =>
+      h.service.write.issueToken({ name: `admin-${secrets}`, role: 'admin', secrets, expiresAt: null }, SETUP);
+    const plain = { Authorization: `Bearer ${(await admin(false)).token}` };
+    const holder = { Authorization: `Bearer ${(await admin(true)).token}` };
+    const body = { name: 'reads-all', role: 'reader', secrets: true };
+    const refused = await h.request('POST', '/fr/api/tokens', { body, headers: plain });
+    assert.equal([refused.status, refused.body.code], [403, 'forbidden']);
+    const without = await h.request('POST', '/fr/api/tokens', { body: { ...body, secrets: false }, headers: plain });
+    assert.is(without.status, 201, 'a token without the right, it may issue');
+    const granted = await h.request('POST', '/fr/api/tokens', { body: { ...body, name: 'r2' }, headers: holder });
+    assert.equal([granted.status, granted.body.item.secrets], [201, true]);
+    const minted = h.service.state.collections.tokens.inOrder().filter((t) => t.secrets && t.name === 'reads-all');
+    assert.equal(minted, [], 'the refused request issued nothing');
+  } finally {
+    await h.close();
+  }
+});
+
 it.run();

@@ -2,10 +2,12 @@ import type { Context } from 'koa';
 import type { ChangeItem } from '../../../projections/changes.js';
 import type { FeedClient, FeedFilter } from '../../application/feed.js';
 import type { ConfigService } from '../../application/service.js';
+import type { Principal } from '../../application/tokens.js';
 import { isCollectionName, type ResourceName } from '../../domain/resources.js';
 import type { ChangeQuery } from '../../read-models/port.js';
 import { CSV_HEADER, csvRows, streamed, take } from '../change-formats.js';
 import { invalidQuery } from '../errors.js';
+import { forbidden } from '../identity.js';
 import { parseMoment, parsePosition, parseTime } from '../moments.js';
 import { present } from '../present.js';
 import { parseId, singleParameters } from '../request.js';
@@ -20,13 +22,18 @@ const text = (name: string, value: string | undefined) => {
   return value;
 };
 
-/** `resource`, `id`, `actor`, `type`: the filters the change log and the live feed share. */
-function parseFilter(params: Params): FeedFilter {
+/**
+ * `resource`, `id`, `actor`, `type`: the filters the change log and the live feed share. Token events
+ * are for admins: others never see them, and asking for them by resource is a 403.
+ */
+function parseFilter(ctx: Context, params: Params): FeedFilter {
   const { resource, id, actor, type } = params;
   if (resource !== undefined && !isCollectionName(resource))
     throw invalidQuery(`there is no resource "${resource.slice(0, 40)}"`);
   if (id !== undefined && resource === undefined) throw invalidQuery('id needs resource');
-  const filter: FeedFilter = {};
+  const tokens = (ctx.state.principal as Principal).role === 'admin';
+  if (resource === 'tokens' && !tokens) throw forbidden('the history of tokens is for admins');
+  const filter: FeedFilter = { tokens };
   if (resource !== undefined) filter.resource = resource;
   if (id !== undefined) filter.id = parseIdParam(id);
   if (actor !== undefined) filter.actor = text('actor', actor);
@@ -56,12 +63,12 @@ const CHANGE_PARAMS = [
   'order',
 ];
 
-function parseChangeQuery(params: Params): { query: ChangeQuery; limit?: number } {
+function parseChangeQuery(ctx: Context, params: Params): { query: ChangeQuery; limit?: number } {
   const order = params.order ?? 'asc';
   if (order !== 'asc' && order !== 'desc') throw invalidQuery('order must be asc or desc');
   if (order === 'desc' && params.after !== undefined) throw invalidQuery('with order=desc, use before, not after');
   if (order === 'asc' && params.before !== undefined) throw invalidQuery('before goes with order=desc');
-  const query: ChangeQuery = { ...parseFilter(params), order };
+  const query: ChangeQuery = { ...parseFilter(ctx, params), order };
   if (params.request_id !== undefined) query.request_id = text('request_id', params.request_id);
   if (params.since !== undefined) query.since = parseTime('since', params.since);
   if (params.until !== undefined) query.until = parseTime('until', params.until);
@@ -85,7 +92,7 @@ function nextPage(params: Params, last: ChangeItem): string {
 /** `GET /fr/api/changes`: a page of JSON, or every matching change as NDJSON or CSV, streamed. */
 export function changes(ctx: Context, service: ConfigService): void {
   const params = singleParameters(ctx, CHANGE_PARAMS);
-  const { query, limit } = parseChangeQuery(params);
+  const { query, limit } = parseChangeQuery(ctx, params);
   const items = service.audit.changes(query);
   const format = ctx.accepts('application/json', 'application/x-ndjson', 'text/csv');
   if (format === 'application/x-ndjson') {
@@ -126,7 +133,7 @@ const eventOf = (item: ChangeItem) => `id: ${item.position}\nevent: change\ndata
 /** `GET /fr/api/changes/stream`: Server-Sent Events, from the last id the client saw, then live. */
 export async function changeStream(ctx: Context, service: ConfigService, keepAliveMs: number): Promise<void> {
   const params = singleParameters(ctx, ['resource', 'id', 'actor', 'type', 'after']);
-  const filter = parseFilter(params);
+  const filter = parseFilter(ctx, params);
   const lastId = ctx.get('Last-Event-ID') || params.after;
   const after = lastId === undefined ? service.revision + 1 : parsePosition('Last-Event-ID or after', lastId);
   if (ctx.method === 'HEAD') {

@@ -4,6 +4,7 @@ import type { Principal } from '../../application/tokens.js';
 import type { EntryRecord } from '../../domain/shared/collection.js';
 import { parseTokenRequest } from '../../schemas/tokens.js';
 import { readJson } from '../body.js';
+import { forbidden } from '../identity.js';
 import { parseId, refuseQuery } from '../request.js';
 import { callerOf, jsonResponse, write } from '../writes.js';
 import { TOKENS_PATH } from './descriptors.js';
@@ -43,6 +44,10 @@ export async function issueToken(ctx: Context, service: ConfigService): Promise<
   refuseQuery(ctx);
   const { value, raw } = await readJson(ctx);
   const request = parseTokenRequest(value, service.now());
+  // A right is given only by one who holds it: an admin without it cannot mint a token that has it.
+  if (request.secrets && !(ctx.state.principal as Principal).secrets) {
+    throw forbidden('only a caller whose token may read secrets can issue one that may (the CLI issues the first)');
+  }
   const caller = callerOf(ctx);
   await write(
     ctx,

@@ -308,6 +308,7 @@ export class SqliteAudit implements AuditReader {
       clauses.push('AND c.at < ?');
       params.push(query.until);
     }
+    if (!query.tokens) clauses.push("AND (c.resource IS NULL OR c.resource <> 'tokens')");
     const desc = query.order === 'desc';
     if (cursor !== undefined) {
       clauses.push(`AND c.position ${desc ? '<' : '>'} ?`);
