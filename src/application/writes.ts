@@ -52,6 +52,8 @@ export interface Once {
 export interface OnceOptions<T> {
   idempotency: Idempotency;
   respond: (result: T) => RecordedResponse;
+  /** What a retry gets instead of `respond`'s answer, when that must not be kept (a token is shown once). */
+  keep?: (result: T) => RecordedResponse;
 }
 
 export interface NewToken {
@@ -131,14 +133,21 @@ export class Writes {
     const done = requests.begin(caller.actor, options.idempotency.key);
     try {
       let first: RecordedResponse | undefined;
+      let kept: RecordedResponse | undefined;
       const response = await this.deps.writer.submit<RecordedResponse>({
         caller,
         decide: (state) => {
           first = requests.find(caller.actor, options.idempotency, clock.now());
           return first ? [] : this.underCurrentKey(decideOn)(state);
         },
-        answer: (state, effects) => first ?? options.respond(answer(state, effects)),
-        remember: (sent) => (first ? undefined : requests.note(options.idempotency, sent)),
+        answer: (state, effects) => {
+          if (first) return first;
+          const result = answer(state, effects);
+          const sent = options.respond(result);
+          kept = options.keep?.(result) ?? sent;
+          return sent;
+        },
+        remember: () => (first || !kept ? undefined : requests.note(options.idempotency, kept)),
       });
       return { response, replayed: first !== undefined };
     } finally {

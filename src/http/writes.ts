@@ -23,7 +23,7 @@ function send(ctx: Context, response: RecordedResponse, replayed: boolean): void
   ctx.status = response.status;
   for (const [name, value] of Object.entries(response.headers)) ctx.set(name, value);
   if (replayed) ctx.set('Idempotent-Replayed', 'true');
-  ctx.type = 'application/json';
+  if (!response.headers['Content-Type']) ctx.type = 'application/json';
   ctx.body = response.body;
 }
 
@@ -37,11 +37,12 @@ export async function write<T>(
   raw: string,
   run: { plain: () => Promise<T>; once: (options: OnceOptions<T>) => Promise<Once> },
   respond: (result: T) => RecordedResponse,
+  keep?: (result: T) => RecordedResponse,
 ): Promise<void> {
   const key = ctx.get('Idempotency-Key');
   if (key === '') return send(ctx, respond(await run.plain()), false);
   if (!IDEMPOTENCY_KEY.test(key)) throw invalidHeader('Idempotency-Key must be 1 to 255 visible ASCII characters');
   const idempotency = { key, fingerprint: service.fingerprintOf(ctx.method, ctx.path, raw) };
-  const { response, replayed } = await run.once({ idempotency, respond });
+  const { response, replayed } = await run.once({ idempotency, respond, keep });
   send(ctx, response, replayed);
 }

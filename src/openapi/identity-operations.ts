@@ -89,7 +89,10 @@ export function issueToken(): OperationObject {
     operationId: 'issueToken',
     summary: 'Issue a token',
     description:
-      'Admin only. The answer holds the token, shown this once: the service keeps only its sealed digest. Its name must be unique among live tokens.',
+      'Admin only; `secrets: true` only for a caller whose own token may read secrets (403 otherwise). The answer ' +
+      'holds the token, shown this once: the service keeps only its sealed digest. Its name must be unique among ' +
+      'live tokens. A repeat with the same `Idempotency-Key` is a 409 `conflict` naming the token issued: the ' +
+      'token itself is kept nowhere, so it cannot be shown again.',
     parameters: [ref('parameters', 'IdempotencyKey')],
     requestBody: { required: true, content: json(TOKEN_REQUEST, { name: 'ansible', role: 'writer' }) },
     responses: {

@@ -174,7 +174,7 @@ it('a malformed Idempotency-Key is a 400 invalid_header, and nothing is written'
   assert.is(h.service.revision, revision);
 });
 
-it('issuing a token with a key: the repeat gives the same token; the log keeps it only sealed', async ({
+it('issuing a token with a key: the repeat says it was issued, without the token, which is kept nowhere', async ({
   h,
   store,
 }) => {
@@ -185,9 +185,19 @@ it('issuing a token with a key: the repeat gives the same token; the log keeps i
   const headers = keyed('tok', { Authorization: `Bearer ${admin}` });
   const first = await h.request('POST', '/fr/api/tokens', { body: { name: 'ci', role: 'reader' }, headers });
   const again = await h.request('POST', '/fr/api/tokens', { body: { name: 'ci', role: 'reader' }, headers });
-  same(first, again);
+  assert.is(first.status, 201);
   const token = first.body.token as string;
-  const log = JSON.stringify(await store.readAll());
+  assert.equal([again.status, again.body.code, again.headers.get('idempotent-replayed')], [409, 'conflict', 'true']);
+  assert.equal(again.body.conflict, { resource: 'tokens', id: first.body.item.id, fields: ['Idempotency-Key'] });
+  assert.not.ok(again.text.includes(token), 'the repeat does not show the token');
+  const events = await store.readAll();
+  const kept = events.flatMap((e) => {
+    const sealed = (e.metadata as { idempotency?: { response: string } }).idempotency?.response;
+    return sealed ? [h.service.write.openSealed(sealed) ?? ''] : [];
+  });
+  assert.is(kept.length, 1);
+  assert.not.ok(kept[0].includes(token), 'the kept answer, opened, holds no token');
+  const log = JSON.stringify(events);
   for (const secret of [token, tokenDigest(token), admin, tokenDigest(admin)]) assert.not.ok(log.includes(secret));
   const changes = await h.request('GET', '/fr/api/changes?resource=tokens', { headers });
   assert.equal(

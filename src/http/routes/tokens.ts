@@ -4,6 +4,7 @@ import type { Principal } from '../../application/tokens.js';
 import type { EntryRecord } from '../../domain/shared/collection.js';
 import { parseTokenRequest } from '../../schemas/tokens.js';
 import { readJson } from '../body.js';
+import { problemType } from '../errors.js';
 import { forbidden } from '../identity.js';
 import { parseId, refuseQuery } from '../request.js';
 import { callerOf, jsonResponse, write } from '../writes.js';
@@ -61,7 +62,28 @@ export async function issueToken(ctx: Context, service: ConfigService): Promise<
       jsonResponse(201, JSON.stringify({ token, item: presentToken(entry) }), {
         Location: `${TOKENS_PATH}/${entry.id}`,
       }),
+    ({ entry }) => alreadyIssued(entry),
   );
+}
+
+/**
+ * What a retry of a token's issue with the same Idempotency-Key gets: a token is shown once and
+ * never kept, so the retry is told it was issued, and which one, without it.
+ */
+function alreadyIssued(entry: EntryRecord) {
+  const detail =
+    `token ${entry.id} (${entry.name}) was issued by the first request with this Idempotency-Key; a token ` +
+    'is shown only once: revoke it and issue another if its value was lost';
+  const body = {
+    type: problemType('conflict'),
+    title: 'Conflict',
+    status: 409,
+    detail,
+    code: 'conflict',
+    error: detail,
+    conflict: { resource: 'tokens', id: entry.id, fields: ['Idempotency-Key'] },
+  };
+  return jsonResponse(409, JSON.stringify(body), { 'Content-Type': 'application/problem+json' });
 }
 
 /** The token answers 401 from then on, here and on every instance that has followed the log. */
