@@ -189,8 +189,9 @@ export function createApp(given: AppDeps): Koa {
   app.use(deps.metrics.measure());
   app.use(hardening);
   app.use(closingConnections(deps.readiness));
-  app.use(cors(deps.access?.corsOrigins ?? []));
   app.use(errorHandler(deps.logger));
+  // Inside the error handler: a refusal (an unknown path's preflight) is a problem+json, with CORS.
+  app.use(cors(deps.access?.corsOrigins ?? []));
   app.use(hostGuard(deps.hosts));
   app.use(trailingSlash);
   app.use(routes(deps).routes());

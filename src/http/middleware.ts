@@ -120,7 +120,8 @@ export function cors(origins: string[]) {
       ctx.set('Access-Control-Max-Age', '600');
     }
     await next();
-    if (ctx.method === 'OPTIONS') ctx.set('Access-Control-Allow-Methods', ctx.response.get('Allow'));
+    const allow = ctx.response.get('Allow');
+    if (ctx.method === 'OPTIONS' && allow) ctx.set('Access-Control-Allow-Methods', allow);
   };
 }
 

@@ -66,6 +66,18 @@ it('a listed origin gets CORS headers; a preflight needs no token and names ever
   assert.match(refused.headers.get('access-control-expose-headers')!, /WWW-Authenticate/);
 });
 
+it("a listed origin's preflight to an unknown path: a 404 problem+json the browser may read, never a 500", async ({
+  h,
+}) => {
+  for (const path of ['/nowhere', `${BASE}/no-such-resource`, `${BASE}/tags/1/nothing`]) {
+    const preflight = await raw(h, 'OPTIONS', path, { Origin: CONSOLE, 'Access-Control-Request-Method': 'GET' });
+    assert.is(preflight.status, 404, path);
+    assert.match(preflight.headers.get('content-type') ?? '', /^application\/problem\+json/);
+    assert.is(preflight.headers.get('access-control-allow-origin'), CONSOLE);
+    assert.is((await preflight.json()).status, 404);
+  }
+});
+
 it('an origin not listed gets no CORS header at all', async ({ h }) => {
   const preflight = await raw(h, 'OPTIONS', `${BASE}/tags`, {
     Origin: 'https://evil.example.com',
