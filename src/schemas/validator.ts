@@ -3,7 +3,7 @@ import addFormatsModule from 'ajv-formats';
 import type { Input } from '../domain/commands.js';
 import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../domain/resources.js';
 import type { Resource } from '../domain/shared/declaration.js';
-import { type FieldError, ValidationFailed } from '../domain/shared/errors.js';
+import { type FieldError, MAX_LISTED_ERRORS, ValidationFailed } from '../domain/shared/errors.js';
 import { isHost } from '../domain/shared/fields.js';
 import { ignoredInputs, WRITE_MODES, type WriteMode, writeSchema } from './write.js';
 
@@ -54,7 +54,52 @@ const CODES: Record<string, string> = {
   additionalProperties: 'unknown_field',
 };
 
-const fail = (field: string, code: string, message: string): FieldError => ({ field, code, message });
+/** The longest field name a problem repeats (a client may send a key of any length). */
+const NAME_SHOWN = 64;
+const shown = (name: string) => (name.length > NAME_SHOWN ? `${name.slice(0, NAME_SHOWN)}…` : name);
+
+const fail = (field: string, code: string, message: string): FieldError => ({ field: shown(field), code, message });
+
+/**
+ * The names a body may hold, whatever the mode: fields, aliases, read-only fields set aside, `id`,
+ * `is_deleted`. Any other is refused before the body is validated: a body of 50,000 unknown keys
+ * cost a second of ajv's time, every one of them reported.
+ */
+const accepted = new WeakMap<Resource, Set<string>>();
+function acceptedNames(resource: Resource): Set<string> {
+  let names = accepted.get(resource);
+  if (!names) {
+    const { fields, objectAliases } = resource.declaration;
+    names = new Set([
+      ...Object.keys(fields),
+      ...Object.values(fields).flatMap((spec) => spec.aliases),
+      ...Object.keys(objectAliases ?? {}),
+      ...ignoredInputs(resource),
+      'id',
+      'is_deleted',
+    ]);
+    accepted.set(resource, names);
+  }
+  return names;
+}
+
+/**
+ * Unknown names are taken out of the body before it is validated: the first MAX_LISTED_ERRORS are
+ * problems, the others only counted (the answer's `error_count` gives them all).
+ */
+function setAsideUnknown(resource: Resource, input: Body): { unknown: FieldError[]; unlisted: number } {
+  const names = acceptedNames(resource);
+  const unknown: FieldError[] = [];
+  let unlisted = 0;
+  for (const name of Object.keys(input)) {
+    if (names.has(name)) continue;
+    delete input[name];
+    if (unknown.length < MAX_LISTED_ERRORS)
+      unknown.push(fail(name, 'unknown_field', 'is not a field of this resource'));
+    else unlisted++;
+  }
+  return { unknown, unlisted };
+}
 
 function toFieldErrors(errors: ErrorObject[]): FieldError[] {
   const byField = new Map<string, FieldError>();
@@ -72,6 +117,7 @@ function toFieldErrors(errors: ErrorObject[]): FieldError[] {
           ? 'is required'
           : (error.message ?? 'is invalid');
     if (!byField.has(field)) byField.set(field, fail(field, CODES[error.keyword] ?? 'invalid', message));
+    if (byField.size >= MAX_LISTED_ERRORS) break;
   }
   return [...byField.values()];
 }
@@ -136,7 +182,9 @@ export class WriteValidator {
   parse<R extends ResourceName>(name: R, mode: WriteMode, body: Body, pathId?: number): ParsedWrite<R> {
     const resource = resourceOf(name);
     const errors: FieldError[] = [];
-    const input = resolveAliases(resource, body, errors);
+    const input = copyOf(body);
+    const { unknown, unlisted } = setAsideUnknown(resource, input);
+    resolveAliases(resource, input, errors);
     const parsed: ParsedWrite<R> = { input: input as Partial<Input<R>> };
     setAsideReadOnly(resource, mode, input, parsed, errors, pathId);
     if (parsed.crypted) openCiphertexts(resource, input, errors, this.openPmaControl);
@@ -144,7 +192,8 @@ export class WriteValidator {
     setAsideLongArrays(resource, input, errors);
     const validate = this.validator(name, mode);
     if (!validate(input)) for (const error of toFieldErrors(validate.errors ?? [])) errors.push(error);
-    if (errors.length > 0) throw new ValidationFailed(errors);
+    errors.push(...unknown);
+    if (errors.length > 0) throw new ValidationFailed(errors, { unlisted });
     if (mode === 'create' && input.id !== undefined) {
       parsed.id = input.id as number;
       delete input.id;
@@ -181,8 +230,8 @@ function openCiphertexts(resource: Resource, input: Body, errors: FieldError[], 
  */
 const copyOf = (body: Body): Body => (Object.hasOwn(body, '__proto__') ? { ...body } : Object.assign({}, body));
 
-function resolveAliases(resource: Resource, body: Body, errors: FieldError[]): Body {
-  const input = copyOf(body);
+/** Aliases moved to their fields, in `input` (a copy the parse owns). */
+function resolveAliases(resource: Resource, input: Body, errors: FieldError[]): Body {
   const move = (alias: string, field: string, value: unknown) => {
     if (Object.hasOwn(input, field))
       errors.push(fail(alias, 'duplicate_field', `is an alias of ${field}, which is also given`));

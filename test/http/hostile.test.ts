@@ -32,6 +32,18 @@ it('90,000 unknown keys: the 422 lists the first 100 problems and counts them al
   assert.ok(reply.body.detail.length < 2_000);
 });
 
+it('four unknown keys of 200,000 characters: each echoed cut to 64, the answer small', async ({ h }) => {
+  const body: Record<string, unknown> = { ...server };
+  for (const c of 'abcd') body[c.repeat(200_000)] = 1;
+  const reply = await h.request('POST', `${BASE}/servers`, { body });
+  assert.is(reply.status, 422);
+  assert.equal(
+    reply.body.errors.map((e: { field: string }) => e.field),
+    [...'abcd'].map((c) => `${c.repeat(64)}…`),
+  );
+  assert.ok(reply.text.length < 5_000, `the answer is ${reply.text.length} bytes`);
+});
+
 it('every string and array of every resource is bounded by its schema', async ({ h }) => {
   const long = 'x'.repeat(70_000);
   for (const [resource, field] of [

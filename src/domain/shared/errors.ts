@@ -83,12 +83,16 @@ const MAX_DETAILED_ERRORS = 5;
 export class ValidationFailed extends DomainError {
   readonly errors: FieldError[];
 
-  /** `listAll`: every problem is listed (an import's dry run is read for all of them). */
-  constructor(errors: FieldError[], options: { listAll?: boolean } = {}) {
+  /**
+   * `listAll`: every problem is listed (an import's dry run is read for all of them). `unlisted`:
+   * problems counted, not collected (a body of thousands of unknown names).
+   */
+  constructor(errors: FieldError[], options: { listAll?: boolean; unlisted?: number } = {}) {
     const listed = options.listAll ? errors : errors.slice(0, MAX_LISTED_ERRORS);
+    const total = errors.length + (options.unlisted ?? 0);
     const shown = errors.slice(0, MAX_DETAILED_ERRORS).map((e) => `${e.field}: ${e.message}`);
-    if (errors.length > MAX_DETAILED_ERRORS) shown.push(`… ${errors.length} problems in all`);
-    const extra = listed.length < errors.length ? { errors: listed, error_count: errors.length } : { errors: listed };
+    if (total > MAX_DETAILED_ERRORS) shown.push(`… ${total} problems in all`);
+    const extra = listed.length < total ? { errors: listed, error_count: total } : { errors: listed };
     super(422, 'validation_failed', shown.join('; '), extra);
     this.errors = listed;
   }
