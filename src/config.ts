@@ -72,6 +72,14 @@ export interface HttpLimits {
   requestTimeoutMs: number;
   /** How long an idle keep-alive connection stays open between requests. */
   keepAliveTimeoutMs: number;
+  /** Connections one client address may hold at once; more are closed as they arrive. */
+  maxConnectionsPerClient: number;
+  /** Live feed clients at once (each holds a connection); more get 503 until one leaves. */
+  maxSubscribers: number;
+  /** Bytes a live feed client may leave unread before it is cut off (it resumes with Last-Event-ID). */
+  feedMaxBufferBytes: number;
+  /** How often the live feed sends a comment while nothing happens (and checks that its client reads). */
+  feedKeepAliveMs: number;
 }
 
 export class ConfigError extends Error {
@@ -126,6 +134,31 @@ const list = (raw: string | undefined) =>
     .map((item) => item.trim())
     .filter(Boolean);
 
+/**
+ * The connection limits. By default a client address may hold half the connections and the live
+ * feed a quarter; the feed must leave connections for everything else (health checks, requests).
+ */
+function httpLimits(env: NodeJS.ProcessEnv): HttpLimits {
+  const maxConnections = integer(env, 'MAX_CONNECTIONS', 512, 2, 100_000);
+  const http: HttpLimits = {
+    maxConnections,
+    headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
+    maxConnectionsPerClient: integer(env, 'MAX_CONNECTIONS_PER_CLIENT', Math.ceil(maxConnections / 2), 1, 100_000),
+    maxSubscribers: integer(env, 'MAX_SUBSCRIBERS', Math.floor(maxConnections / 4), 0, 100_000),
+    feedMaxBufferBytes: integer(env, 'FEED_MAX_BUFFER_BYTES', 1024 * 1024, 16 * 1024, 1024 * 1024 * 1024),
+    feedKeepAliveMs: integer(env, 'FEED_KEEP_ALIVE_MS', 15_000, 100, 15_000),
+  };
+  if (http.maxSubscribers >= maxConnections) {
+    throw new ConfigError(
+      `MAX_SUBSCRIBERS (${http.maxSubscribers}) must be below MAX_CONNECTIONS (${maxConnections}): ` +
+        'the live feed must leave connections for health checks and ordinary requests',
+    );
+  }
+  return http;
+}
+
 /** Reads and checks the environment once, at start; a bad value stops the start with a clear message. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LOG_LEVEL || 'info';
@@ -158,11 +191,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     access: accessSettings(env, env.HOST || '127.0.0.1'),
     shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 5000, 0, 600_000),
     readyMaxLagMs: integer(env, 'READY_MAX_LAG_MS', 2000, 0, 3_600_000),
-    http: {
-      maxConnections: integer(env, 'MAX_CONNECTIONS', 512, 1, 100_000),
-      headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
-      requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
-      keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000),
-    },
+    http: httpLimits(env),
   };
 }

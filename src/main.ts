@@ -21,6 +21,7 @@ import { assertServes, InstanceLock, recordStore } from './data-dir.js';
 import type { EventStore } from './event-store/port.js';
 import { SqliteEventStore } from './event-store/sqlite/store.js';
 import { createHandler } from './http/app.js';
+import { guardConnections } from './http/connections.js';
 import { hostCheck } from './http/hosts.js';
 import { Metrics, Readiness } from './http/operations.js';
 import { buildOpenApi } from './openapi/build.js';
@@ -214,6 +215,7 @@ async function startService(config: Config, logger: Logger, stores: Stores): Pro
     onProgress: progressLog(logger),
     onBackgroundError: (error) =>
       logger.error({ err: { name: error.name, message: error.message } }, 'projection error'),
+    feed: { maxSubscribers: config.http.maxSubscribers, maxBufferedBytes: config.http.feedMaxBufferBytes },
   });
   try {
     await service.start();
@@ -249,7 +251,7 @@ export async function openService(
 
 async function listen(config: Config, callback: RequestListener): Promise<Server> {
   const server = createServer(serverOptions(config.http), callback);
-  server.maxConnections = config.http.maxConnections;
+  guardConnections(server, config.http);
   server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   return server;
@@ -283,6 +285,7 @@ function serveHttp(config: Config, logger: Logger, service: ConfigService, metri
     readiness,
     validator,
     hosts: hostCheck(config.host, config.access.allowedHosts),
+    keepAliveMs: config.http.feedKeepAliveMs,
   });
   return { readiness, validator, handler };
 }

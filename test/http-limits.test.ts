@@ -9,6 +9,7 @@ it.before(async (ctx) => {
   ctx.service = await spawnService({
     DATA_DIR: tempDir(),
     MAX_CONNECTIONS: '20',
+    MAX_CONNECTIONS_PER_CLIENT: '20',
     HEADERS_TIMEOUT_MS: '1000',
     REQUEST_TIMEOUT_MS: '2000',
   });

@@ -10,7 +10,7 @@ import type { EventStore } from '../event-store/port.js';
 import type { ReadModelStore } from '../read-models/port.js';
 import { Audit } from './audit.js';
 import { assertLogHolds } from './checkpoint.js';
-import { Feed } from './feed.js';
+import { Feed, type FeedLimits } from './feed.js';
 import type { WriteRequestOf } from './prepare.js';
 import { CONFIG_STREAM, Projector } from './projector.js';
 import { RequestLog, WINDOW_MS } from './requests.js';
@@ -35,6 +35,8 @@ export interface ServiceDeps {
   /** Called during the start-up catch-up with the position reached, after each batch. */
   onProgress?: (position: number) => void;
   onBackgroundError?: (error: Error) => void;
+  /** The live feed's bounds (MAX_SUBSCRIBERS, FEED_MAX_BUFFER_BYTES). */
+  feed?: FeedLimits;
 }
 
 const SYSTEM: Caller = { actor: 'system', requestId: 'genesis' };
@@ -72,7 +74,7 @@ export class ConfigService {
     this.projector = new Projector(deps.store, deps.readModels, deps.onBackgroundError);
     this.writer = new Writer(deps.store, this.projector, deps.clock);
     this.audit = new Audit(this.projector.settled, () => this.projector.state);
-    this.feed = new Feed(this.audit);
+    this.feed = new Feed(this.audit, deps.feed);
     this.projector.listen(this.feed.publish);
   }
 

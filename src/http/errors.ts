@@ -57,9 +57,10 @@ const TITLES: Record<number, string> = {
 export const problemType = (code: string) => `urn:pmacontrol:config:problem:${code}`;
 
 function render(ctx: Context, status: number, code: string, detail: string, extra: Record<string, unknown> = {}): void {
-  const { allow, challenge, ...fields } = extra;
+  const { allow, challenge, retryAfter, ...fields } = extra;
   if (Array.isArray(allow)) ctx.set('Allow', allow.join(', '));
   if (typeof challenge === 'string') ctx.set('WWW-Authenticate', challenge);
+  if (typeof retryAfter === 'string') ctx.set('Retry-After', retryAfter);
   ctx.state.errorCode = code;
   ctx.status = status;
   ctx.type = 'application/problem+json';

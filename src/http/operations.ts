@@ -108,6 +108,14 @@ export class Metrics {
       },
     });
     new Gauge({
+      name: 'pmacontrol_feed_clients',
+      help: 'Live change feed clients this instance serves',
+      registers: [this.registry],
+      collect() {
+        this.set(service.feed.clients);
+      },
+    });
+    new Gauge({
       name: 'pmacontrol_follow_lag_events',
       help: 'Events in the log that this instance has not folded yet (-1: the store does not answer)',
       registers: [this.registry],

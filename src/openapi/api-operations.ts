@@ -99,7 +99,9 @@ function changeStream(): OperationObject {
       'Stays open. Each change is one event: `id: <position>`, `event: change`, `data: <the change on one line>`. It starts ' +
       'after the `Last-Event-ID` header, or after `?after=`, or else with the next change recorded; a client that ' +
       'reconnects with its last id misses nothing. Changes made through any instance appear on every instance, in ' +
-      'position order, none twice. A comment line is sent at least every 15 s while nothing happens.',
+      'position order, none twice. A comment line is sent at least every 15 s while nothing happens. A client ' +
+      'that leaves more than FEED_MAX_BUFFER_BYTES unread, or stops reading, is cut off (it resumes with ' +
+      '`Last-Event-ID`: nothing is lost); past MAX_SUBSCRIBERS clients, a new one gets 503 with Retry-After.',
     parameters: [
       ref('parameters', 'XRequestId'),
       {
@@ -123,7 +125,7 @@ function changeStream(): OperationObject {
           },
         },
       },
-      ...problems('BadRequest'),
+      ...problems('BadRequest', 'Unavailable'),
     },
   };
 }

@@ -95,7 +95,9 @@ export const PROBLEMS: Record<
   Unavailable: {
     status: 503,
     code: 'unavailable',
-    description: 'the event store cannot be reached; nothing was written',
+    description:
+      'the event store cannot be reached (nothing was written, unless the detail says the outcome is unknown), ' +
+      'or a limit is reached (the live feed); Retry-After says when to try again',
     detail: 'the event store cannot be reached; nothing was written',
   },
 };

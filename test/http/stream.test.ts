@@ -103,6 +103,21 @@ it('resumes after Last-Event-ID or ?after=, missing nothing; keep-alive comments
   assert.match(raw.headers.get('content-type') ?? '', /^text\/event-stream/);
 });
 
+it('a catch-up longer than a page: every change once, in order, then live', async ({ h }) => {
+  const made = await h.request('POST', `${BASE}/clients`, { body: { libelle: 'paged' } });
+  for (let i = 0; i < 450; i++) await h.request('PATCH', `${BASE}/clients/${made.body.id}`, { body: { logo: `${i}` } });
+  const feed = listen(`${h.url}${STREAM}?after=0`);
+  await until(() => feed.received.length >= 450 + 8, 'the backlog, a page at a time');
+  await h.request('PATCH', `${BASE}/clients/${made.body.id}`, { body: { logo: 'live' } });
+  await until(() => feed.received.length === 450 + 8 + 2, 'the live change');
+  feed.source.close();
+  const positions = feed.received.map((r) => r.change.position);
+  assert.equal(
+    positions,
+    Array.from({ length: positions.length }, (_, i) => i + 1),
+  );
+});
+
 it('a bad filter is a 400 before the stream starts', async ({ h }) => {
   assert.is((await send(h.url, 'GET', `${STREAM}?resource=widgets`)).status, 400);
   assert.is((await send(h.url, 'GET', `${STREAM}?since=2026-01-01T00:00:00Z`)).status, 400);

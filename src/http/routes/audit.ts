@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Context } from 'koa';
 import type { ChangeItem } from '../../../projections/changes.js';
 import type { FeedClient, FeedFilter } from '../../application/feed.js';
@@ -130,6 +131,49 @@ export const KEEP_ALIVE_MS = 15_000;
 
 const eventOf = (item: ChangeItem) => `id: ${item.position}\nevent: change\ndata: ${JSON.stringify(item)}\n\n`;
 
+/**
+ * A live client over the response: what it has not read yet is the response's buffer, and cutting
+ * it off destroys the socket (its buffer freed at once; ending the response would wait for a client
+ * that does not read).
+ */
+function feedClient(res: ServerResponse): FeedClient {
+  const open = () => !res.destroyed && !res.writableEnded;
+  return {
+    write: (item) => {
+      if (open()) res.write(eventOf(item));
+    },
+    get buffered() {
+      return res.writableLength;
+    },
+    drained: () =>
+      new Promise((resolve) => {
+        if (!open() || res.writableLength === 0) return resolve();
+        res.once('drain', resolve).once('close', resolve);
+      }),
+    get gone() {
+      return !open();
+    },
+    drop: () => res.destroy(),
+  };
+}
+
+/**
+ * A comment line every `keepAliveMs`. A client that has something unread and took nothing since the
+ * last one, twice in a row, has stopped reading: it is cut off.
+ */
+function keepAlive(res: ServerResponse, keepAliveMs: number): NodeJS.Timeout {
+  let stalled = 0;
+  let taken = -1;
+  return setInterval(() => {
+    if (res.destroyed || res.writableEnded) return;
+    const now = res.socket?.bytesWritten ?? 0;
+    stalled = res.writableLength > 0 && now === taken ? stalled + 1 : 0;
+    taken = now;
+    if (stalled >= 2) res.destroy();
+    else res.write(': keep-alive\n\n');
+  }, keepAliveMs);
+}
+
 /** `GET /fr/api/changes/stream`: Server-Sent Events, from the last id the client saw, then live. */
 export async function changeStream(ctx: Context, service: ConfigService, keepAliveMs: number): Promise<void> {
   const params = singleParameters(ctx, ['resource', 'id', 'actor', 'type', 'after']);
@@ -141,6 +185,7 @@ export async function changeStream(ctx: Context, service: ConfigService, keepAli
     ctx.status = 200;
     return;
   }
+  service.feed.admit();
   ctx.req.socket.setTimeout(0);
   ctx.req.socket.setNoDelay(true);
   ctx.status = 200;
@@ -151,19 +196,12 @@ export async function changeStream(ctx: Context, service: ConfigService, keepAli
   const res = ctx.res;
   res.writeHead(200, ctx.response.headers as Record<string, string>);
   res.write(': connected\n\n');
-  const client: FeedClient = {
-    write: (item) => res.write(eventOf(item)),
-    drained: () =>
-      new Promise((resolve) => (res.writableNeedDrain ? res.once('drain', resolve).once('close', resolve) : resolve())),
-    get gone() {
-      return res.destroyed || res.writableEnded;
-    },
-    drop: () => res.end(),
-  };
-  const stop = await service.feed.subscribe(filter, after, client);
-  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), keepAliveMs);
+  const timer = keepAlive(res, keepAliveMs);
+  let stop = () => {};
   res.once('close', () => {
-    clearInterval(keepAlive);
+    clearInterval(timer);
     stop();
   });
+  stop = await service.feed.subscribe(filter, after, feedClient(res));
+  if (res.destroyed) stop();
 }
