@@ -1,8 +1,9 @@
-import { type ChangeItem, type DiffMember, redactDiff } from '../../projections/changes.js';
+import { type ChangeItem, type DiffMember, type HistoryItem, redactDiff } from '../../projections/changes.js';
 import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../domain/resources.js';
 import type { EntryRecord } from '../domain/shared/collection.js';
 import { Deleted, NotFound } from '../domain/shared/errors.js';
 import type { ConfigState } from '../domain/state.js';
+import { Turns } from '../engine/turns.js';
 import type { AuditReader, ChangeQuery, EntryThen } from '../read-models/port.js';
 
 /** A moment of the log: a position, or a time (ISO 8601, UTC). */
@@ -21,10 +22,11 @@ export interface ResourceDiff {
   deleted: number[];
 }
 
+/** The net change between two moments: its bounds now, each resource's part as it is worked out. */
 export interface DiffReport {
   from: AsOf;
   to: AsOf;
-  resources: Record<ResourceName, ResourceDiff>;
+  resources: AsyncIterable<[ResourceName, ResourceDiff]>;
 }
 
 /** Above this many entries of one resource changed between two moments, whole lists are compared. */
@@ -34,12 +36,14 @@ const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.s
 
 /**
  * The auditor's questions: the change log, the configuration as it was at a moment, and what changed
- * between two moments. Everything comes from what the projector stored as it folded each event;
- * nothing rescans the log.
+ * between two moments. Everything comes from what the projector stored as it folded each event
+ * (`flush` hands it what waits first); nothing rescans the log, and no answer holds the event loop.
  */
 export class Audit {
   constructor(
     private readonly reader: AuditReader,
+    /** Hands the read models what the projector folded and has not saved yet. */
+    private readonly flush: () => void,
     private readonly current: () => ConfigState,
   ) {}
 
@@ -47,62 +51,82 @@ export class Audit {
     return this.current().revision + 1;
   }
 
+  private stored(): AuditReader {
+    this.flush();
+    return this.reader;
+  }
+
   /** The position a moment stands for: a position past the last event, or a later time, is the head. */
-  resolve(moment: Moment): AsOf {
-    const position = 'position' in moment ? Math.min(moment.position, this.head) : this.reader.positionAt(moment.time);
-    const at = position === 0 ? null : (this.reader.timeOf(position) ?? null);
+  async resolve(moment: Moment): Promise<AsOf> {
+    const reader = this.stored();
+    const position = 'position' in moment ? Math.min(moment.position, this.head) : await reader.positionAt(moment.time);
+    const at = position === 0 ? null : ((await reader.timeOf(position)) ?? null);
     return { position, at };
   }
 
-  changes(query: ChangeQuery): Iterable<ChangeItem> {
-    return this.reader.changes(query);
+  changes(query: ChangeQuery): AsyncIterable<ChangeItem> {
+    return this.stored().changes(query);
+  }
+
+  history(resource: ResourceName, id: number): Promise<HistoryItem[]> {
+    return this.stored().history(resource, id);
+  }
+
+  /** The entry as it was at `version` (secrets sealed), or undefined if it never had that version. */
+  versionOf(resource: ResourceName, id: number, version: number): Promise<EntryRecord | undefined> {
+    return this.stored().versionOf(resource, id, version);
   }
 
   /** One entry as it was; 404 `not_found` if it did not exist yet, `deleted` if it was hard-deleted then. */
-  entryAt(resource: ResourceName, id: number, moment: Moment): { entry: EntryRecord; asOf: AsOf } {
-    const asOf = this.resolve(moment);
-    const then = this.entryThen(resource, id, asOf.position);
+  async entryAt(resource: ResourceName, id: number, moment: Moment): Promise<{ entry: EntryRecord; asOf: AsOf }> {
+    const asOf = await this.resolve(moment);
+    const then = await this.entryThen(resource, id, asOf.position);
     if (!then) throw new NotFound(resource, id);
     if ('deleted' in then) throw new Deleted(resource, id);
     return { entry: then.entry, asOf };
   }
 
   /** Every entry of a resource as it was (soft-deleted ones included), in id order. */
-  listAt(resource: ResourceName, moment: Moment): { entries: readonly EntryRecord[]; asOf: AsOf } {
-    const asOf = this.resolve(moment);
-    const entries =
-      asOf.position === this.head
-        ? this.current().collections[resource].inOrder()
-        : this.reader.listAt(resource, asOf.position);
-    return { entries, asOf };
+  async listAt(resource: ResourceName, moment: Moment): Promise<{ entries: readonly EntryRecord[]; asOf: AsOf }> {
+    const asOf = await this.resolve(moment);
+    return { entries: await this.listThen(resource, asOf.position), asOf };
   }
 
-  private entryThen(resource: ResourceName, id: number, position: number): EntryThen {
-    if (position !== this.head) return this.reader.entryAt(resource, id, position);
+  private listThen(resource: ResourceName, position: number): Promise<readonly EntryRecord[]> | readonly EntryRecord[] {
+    return position === this.head
+      ? this.current().collections[resource].inOrder()
+      : this.stored().listAt(resource, position);
+  }
+
+  private async entryThen(resource: ResourceName, id: number, position: number): Promise<EntryThen> {
+    if (position !== this.head) return this.stored().entryAt(resource, id, position);
     const col = this.current().collections[resource];
     const entry = col.get(id);
     return entry ? { entry } : col.tombstone(id) ? { deleted: true } : undefined;
   }
 
-  /** The net change between two moments, per resource: an entry changed and changed back is not listed. */
-  diff(from: Moment, to: Moment): DiffReport {
-    const [start, end] = [this.resolve(from), this.resolve(to)];
-    const touched = new Map<ResourceName, number[]>();
-    if (end.position > start.position) {
-      for (const { resource, id } of this.reader.touched(start.position, end.position)) {
-        touched.set(resource, [...(touched.get(resource) ?? []), id]);
-      }
-    }
-    const resources = Object.fromEntries(
-      RESOURCE_NAMES.map((name) => [name, this.resourceDiff(name, touched.get(name) ?? [], start, end)]),
-    ) as Record<ResourceName, ResourceDiff>;
-    return { from: start, to: end, resources };
+  /**
+   * The net change between two moments, per resource: an entry changed and changed back is not
+   * listed. Its bounds are resolved now; each resource's part is worked out as it is read (the
+   * touched entries in one pass over the version rows, linear; whole lists compared past
+   * WHOLE_LIST), a slice of the event loop at a time.
+   */
+  async diff(from: Moment, to: Moment): Promise<DiffReport> {
+    const [start, end] = [await this.resolve(from), await this.resolve(to)];
+    const touched =
+      end.position > start.position ? await this.stored().touched(start.position, end.position) : new Map();
+    const resources = async function* (this: Audit): AsyncIterable<[ResourceName, ResourceDiff]> {
+      for (const name of RESOURCE_NAMES)
+        yield [name, await this.resourceDiff(name, touched.get(name) ?? [], start, end)];
+    };
+    return { from: start, to: end, resources: resources.call(this) };
   }
 
-  private resourceDiff(resource: ResourceName, ids: number[], start: AsOf, end: AsOf): ResourceDiff {
+  private async resourceDiff(resource: ResourceName, ids: number[], start: AsOf, end: AsOf): Promise<ResourceDiff> {
     const result: ResourceDiff = { created: [], updated: [], deleted: [] };
-    const [before, after] = [this.entriesAt(resource, ids, start), this.entriesAt(resource, ids, end)];
-    for (const id of [...ids].sort((a, b) => a - b)) {
+    const [before, after] = [await this.entriesAt(resource, ids, start), await this.entriesAt(resource, ids, end)];
+    const turns = new Turns();
+    for (const id of ids) {
       const [was, is] = [before.get(id), after.get(id)];
       if (!was && is) result.created.push(is);
       else if (was && !is) result.deleted.push(id);
@@ -110,20 +134,22 @@ export class Audit {
         const diff = fieldDiff(resource, was, is);
         if (diff.length > 0) result.updated.push({ id, diff });
       }
+      await turns.pause();
     }
     return result;
   }
 
-  /** The given entries as they were at a moment (hard-deleted or absent ones left out). */
-  private entriesAt(resource: ResourceName, ids: number[], asOf: AsOf): Map<number, EntryRecord> {
+  /** The given entries (in id order) as they were at a moment (hard-deleted or absent ones left out). */
+  private async entriesAt(resource: ResourceName, ids: number[], asOf: AsOf): Promise<Map<number, EntryRecord>> {
+    const found = new Map<number, EntryRecord>();
     if (ids.length > WHOLE_LIST) {
       const wanted = new Set(ids);
-      const { entries } = this.listAt(resource, { position: asOf.position });
-      return new Map(entries.filter((entry) => wanted.has(entry.id)).map((entry) => [entry.id, entry]));
+      for (const entry of await this.listThen(resource, asOf.position))
+        if (wanted.has(entry.id)) found.set(entry.id, entry);
+      return found;
     }
-    const found = new Map<number, EntryRecord>();
     for (const id of ids) {
-      const then = this.entryThen(resource, id, asOf.position);
+      const then = await this.entryThen(resource, id, asOf.position);
       if (then && 'entry' in then) found.set(id, then.entry);
     }
     return found;

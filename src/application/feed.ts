@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type ChangeItem, changeItem } from '../../projections/changes.js';
 import { DomainError } from '../domain/shared/errors.js';
 import type { ChangeQuery } from '../read-models/port.js';
@@ -28,8 +27,6 @@ export interface FeedLimits {
   maxBufferedBytes: number;
 }
 
-/** Changes read from the change log per page of a catch-up; each page is one short turn of the event loop. */
-const PAGE = 200;
 /** A catch-up waits for the client past this many unread bytes (backpressure), then reads on. */
 const CATCH_UP_HIGH_WATER = 256 * 1024;
 
@@ -45,6 +42,9 @@ export function matches(filter: FeedFilter, item: ChangeItem): boolean {
 class Subscriber {
   /** The last position looked at for the client: nothing at or before it is sent again. */
   last: number;
+  /** While it catches up: the changes folded meanwhile, sent once the catch-up reaches them. */
+  waiting: ChangeItem[] = [];
+  waitingBytes = 0;
 
   constructor(
     readonly filter: FeedFilter,
@@ -60,18 +60,25 @@ class Subscriber {
     this.last = item.position;
     if (matches(this.filter, item)) this.client.write(item);
   }
+
+  /** Keeps a change folded while catching up; false past the bound (it is cut off). */
+  hold(item: ChangeItem, maxBytes: number): boolean {
+    if (!matches(this.filter, item)) return true;
+    this.waiting.push(item);
+    this.waitingBytes += JSON.stringify(item).length;
+    return this.waitingBytes <= maxBytes;
+  }
+
+  /** The changes held while catching up, those the catch-up did not already send. */
+  release(): void {
+    for (const item of this.waiting) this.offer(item);
+    this.waiting = [];
+  }
 }
 
-/**
- * The live change feed: every change this instance folds (its own writes and, as it follows the log,
- * every other instance's), in position order, none twice. A new client first gets what the change log
- * holds after its last id, a page at a time, at its own pace, then the live changes. A live client
- * that leaves more than `maxBufferedBytes` unread is cut off: memory never holds more for it, and it
- * resumes with Last-Event-ID.
- */
 export class Feed {
   private readonly live = new Set<Subscriber>();
-  private catchingUp = 0;
+  private readonly joining = new Set<Subscriber>();
 
   constructor(
     private readonly audit: Audit,
@@ -80,65 +87,61 @@ export class Feed {
 
   /** For the projector: turns each folded event into its change item and hands it out. */
   readonly publish = (batch: Projected[]): void => {
-    if (this.live.size === 0) return;
+    if (this.live.size === 0 && this.joining.size === 0) return;
     const items = batch.flatMap(({ change, versions }) => (change ? [changeItem(change, versions)] : []));
     for (const subscriber of this.live) {
       for (const item of items) subscriber.offer(item);
       if (subscriber.client.buffered > this.limits.maxBufferedBytes) this.cutOff(subscriber);
     }
+    for (const subscriber of this.joining) {
+      if (!items.every((item) => subscriber.hold(item, this.limits.maxBufferedBytes))) this.cutOff(subscriber);
+    }
   };
 
   /** Refuses a client past the limit (503): checked before the answer starts. */
   admit(): void {
-    if (this.clients + this.catchingUp < this.limits.maxSubscribers) return;
+    if (this.live.size + this.joining.size < this.limits.maxSubscribers) return;
     throw new DomainError(503, 'unavailable', `the live feed takes ${this.limits.maxSubscribers} clients at most`, {
       retryAfter: '5',
     });
   }
 
   /**
-   * Starts a client after `after`: the change log a page at a time, each page in a turn of its own,
-   * waiting for the client when it has much unread; then live. The last page and the switch to live
-   * happen in one turn of the event loop: no change is folded in between, so none is missed or sent
-   * twice. Resolves with how to stop it.
+   * Starts a client after `after`: the change log read a page per turn of the event loop, waiting for
+   * the client when it has much unread; meanwhile the changes folded are held for it. When the log
+   * is read to its end, the held changes it did not already send follow, and the client is live, in
+   * one step: none missed, none twice, in position order. Resolves with how to stop it.
    */
   async subscribe(filter: FeedFilter, after: number, client: FeedClient): Promise<() => void> {
     this.admit();
     const subscriber = new Subscriber(filter, after, client);
-    this.catchingUp++;
+    this.joining.add(subscriber);
     try {
-      while (!this.nextPage(subscriber)) {
+      for await (const item of this.audit.changes({ ...filter, after, order: 'asc' })) {
+        if (client.gone || !this.joining.has(subscriber)) return () => {};
+        subscriber.offer(item);
         if (client.buffered > CATCH_UP_HIGH_WATER) await client.drained();
-        else await nextTurn();
-        if (client.gone) return () => {};
       }
+      if (client.gone || !this.joining.has(subscriber)) return () => {};
+      subscriber.release();
+      this.live.add(subscriber);
     } finally {
-      this.catchingUp--;
+      this.joining.delete(subscriber);
     }
     return () => this.live.delete(subscriber);
   }
 
-  /** One page of the change log after the client's last position; at its end, the client goes live. */
-  private nextPage(subscriber: Subscriber): boolean {
-    const query: ChangeQuery = { ...subscriber.filter, after: subscriber.last, order: 'asc' };
-    let read = 0;
-    for (const item of this.audit.changes(query)) {
-      subscriber.offer(item);
-      if (++read === PAGE) return false;
-    }
-    this.live.add(subscriber);
-    return true;
-  }
-
   private cutOff(subscriber: Subscriber): void {
     this.live.delete(subscriber);
+    this.joining.delete(subscriber);
     subscriber.client.drop();
   }
 
   /** Ends every client (on shutdown). */
   closeAll(): void {
-    for (const subscriber of this.live) subscriber.client.drop();
+    for (const subscriber of [...this.live, ...this.joining]) subscriber.client.drop();
     this.live.clear();
+    this.joining.clear();
   }
 
   get clients(): number {

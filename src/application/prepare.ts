@@ -4,7 +4,6 @@ import { Conflict } from '../domain/shared/errors.js';
 import type { Sealed } from '../domain/shared/fields.js';
 import type { ExpectedVersion } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
-import type { ReadModelStore } from '../read-models/port.js';
 import type { SecretBox } from './secrets.js';
 
 type Of<R extends ResourceName, C> = C & { resource: R };
@@ -17,13 +16,22 @@ export type WriteRequestOf<R extends ResourceName> =
       { kind: 'replace' | 'patch'; id: number; input: Partial<Input<R>>; expected?: ExpectedVersion; restore?: boolean }
     >
   | Of<R, { kind: 'delete'; id: number; expected?: ExpectedVersion }>
-  | Of<R, { kind: 'revert'; id: number; toVersion: number; expected?: ExpectedVersion }>;
+  | Of<
+      R,
+      {
+        kind: 'revert';
+        id: number;
+        toVersion: number;
+        expected?: ExpectedVersion;
+        /** The entry's values at `toVersion`, read from the change log before deciding; undefined: never had it. */
+        values?: Record<string, unknown>;
+      }
+    >;
 
 export type WriteRequest = { [R in ResourceName]: WriteRequestOf<R> }[ResourceName];
 
 export interface PrepareDeps {
   secrets: SecretBox;
-  readModels: ReadModelStore;
 }
 
 type Values = Record<string, unknown>;
@@ -53,7 +61,7 @@ function resealed(fields: readonly string[], values: Values, deps: PrepareDeps):
  * Turns a request into a command: the steps a decider must not take. The resource's own preparation
  * runs (an SSH key pair is checked and its derived fields filled in), every secret the resource
  * declares is sealed (a secret sent again unchanged keeps its stored sealed value, so that nothing
- * changes), and a revert gets the values of the version it asks for.
+ * changes), and a revert's values (of the version it asks for) are sealed under the current key.
  */
 export function prepare(request: WriteRequest, state: ConfigState, deps: PrepareDeps): EntryCommand {
   const resource = resourceOf(request.resource);
@@ -61,8 +69,8 @@ export function prepare(request: WriteRequest, state: ConfigState, deps: Prepare
     'id' in request && request.id !== undefined ? state.collections[request.resource].get(request.id) : undefined;
   if (request.kind === 'delete') return request;
   if (request.kind === 'revert') {
-    const values = deps.readModels.versionOf(request.resource, request.id, request.toVersion);
-    return { ...request, ...(values ? { values: resealed(resource.secretFields, values, deps) } : {}) } as EntryCommand;
+    const { values, ...rest } = request;
+    return { ...rest, ...(values ? { values: resealed(resource.secretFields, values, deps) } : {}) } as EntryCommand;
   }
   // The decider answers 404 for an entry that is not there.
   if (request.kind !== 'create' && !current) return { ...request, fields: {} } as EntryCommand;

@@ -15,7 +15,7 @@ const BATCH = 1000;
  * Folded rows wait at most this long, or until there are this many, before they are handed to the
  * store in one batch, instead of one per write (the SQLite store then writes the batches of half a
  * second in one transaction: see SAVE_HOLD_MS). Memory (which GET routes serve) is always current;
- * queries on the stored read models save what waits first (see `settled`), and rows lost to a crash
+ * queries on the stored read models hand over what waits first (see Audit), and rows lost to a crash
  * are folded again from the log at start-up.
  */
 const SAVE_MS = 100;
@@ -84,21 +84,6 @@ export class Projector {
     /** A failed save does not fail the write that caused it: the log has the events, memory is current. */
     private readonly onSaveError: (error: Error) => void = () => {},
   ) {}
-
-  /** The stored read models as a query must see them: whatever waits to be saved is saved first. */
-  get settled(): ReadModelStore {
-    this.settledView ??= new Proxy(this.readModels, {
-      get: (target, key) => {
-        const value = Reflect.get(target, key);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          this.flush();
-          return value.apply(target, args);
-        };
-      },
-    });
-    return this.settledView;
-  }
 
   get revision(): number {
     return this.state.revision;
@@ -180,9 +165,6 @@ export class Projector {
   private saveLater(): void {
     this.saveTimer ??= setTimeout(() => this.flush(), SAVE_MS).unref();
   }
-
-  /** The one view `settled` gives every query, made on first use. */
-  private settledView?: ReadModelStore;
 
   /** Follows appends made elsewhere (other instances) so that reads here catch up on their own. */
   follow(onError: (error: Error) => void): void {

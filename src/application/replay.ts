@@ -50,7 +50,7 @@ function compareKeys(a: string, b: string): number {
 }
 
 /** Every row that differs between the rebuilt and the stored read models, one line each, read in step. */
-export function compare(rebuilt: ReadModelStore, stored: ReadModelStore): string[] {
+export async function compare(rebuilt: ReadModelStore, stored: ReadModelStore): Promise<string[]> {
   const differences: string[] = [];
   const [a, b] = [rebuilt.lines()[Symbol.iterator](), stored.lines()[Symbol.iterator]()];
   let [x, y] = [a.next().value as Line | undefined, b.next().value as Line | undefined];
@@ -66,7 +66,7 @@ export function compare(rebuilt: ReadModelStore, stored: ReadModelStore): string
     if (step <= 0) x = a.next().value as Line | undefined;
     if (step >= 0) y = b.next().value as Line | undefined;
   }
-  return [...differences, ...compareListSnapshots(rebuilt, stored)];
+  return [...differences, ...(await compareListSnapshots(rebuilt, stored))];
 }
 
 /** Keys in order, so that two entries with the same values compare equal whatever order they were built in. */
@@ -76,10 +76,10 @@ const canonical = (value: unknown): string =>
   );
 
 /** Each stored list snapshot must be the list the log gives at its position. */
-function compareListSnapshots(rebuilt: ReadModelStore, stored: ReadModelStore): string[] {
+async function compareListSnapshots(rebuilt: ReadModelStore, stored: ReadModelStore): Promise<string[]> {
   const differences: string[] = [];
   for (const { resource, position, entries } of stored.listSnapshots()) {
-    if (canonical(entries) !== canonical(rebuilt.listAt(resource, position))) {
+    if (canonical(entries) !== canonical(await rebuilt.listAt(resource, position))) {
       differences.push(`list_snapshots ${resource}/${position}: not the list the log gives at that position`);
     }
   }
@@ -94,5 +94,5 @@ export async function replay(
   progress?: (n: number) => void,
 ): Promise<ReplayReport> {
   const events = await rebuild(store, fresh, progress);
-  return { events, differences: compare(fresh, stored) };
+  return { events, differences: await compare(fresh, stored) };
 }

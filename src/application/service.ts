@@ -73,7 +73,11 @@ export class ConfigService {
   constructor(private readonly deps: ServiceDeps) {
     this.projector = new Projector(deps.store, deps.readModels, deps.onBackgroundError);
     this.writer = new Writer(deps.store, this.projector, deps.clock);
-    this.audit = new Audit(this.projector.settled, () => this.projector.state);
+    this.audit = new Audit(
+      deps.readModels,
+      () => this.projector.flush(),
+      () => this.projector.state,
+    );
     this.feed = new Feed(this.audit, deps.feed);
     this.projector.listen(this.feed.publish);
   }
@@ -103,13 +107,15 @@ export class ConfigService {
     this.projector.listen(this.tokenTable.update);
     const requests = new RequestLog(secrets, key);
     const since = new Date(this.deps.clock.now().getTime() - WINDOW_MS).toISOString();
-    requests.load(this.projector.settled.requestsSince(since));
+    this.projector.flush();
+    requests.load(this.deps.readModels.requestsSince(since));
     this.projector.listen(requests.update);
     this.writes = new Writes({
       writer: this.writer,
       keyRotated: () => this.keyRotated,
       secrets,
-      readModels: this.projector.settled,
+      audit: this.audit,
+      state: () => this.state,
       requests,
       clock: this.deps.clock,
     });
@@ -170,9 +176,9 @@ export class ConfigService {
    * has just created it, or brought it back): the log is read up to its head, and the read done
    * again, before the 404 is answered.
    */
-  async readFresh<T>(read: () => T): Promise<T> {
+  async readFresh<T>(read: () => T | Promise<T>): Promise<T> {
     try {
-      return read();
+      return await read();
     } catch (error) {
       if (!(error instanceof NotFound || error instanceof Deleted)) throw error;
       await this.projector.catchUp();
@@ -180,10 +186,10 @@ export class ConfigService {
     }
   }
 
-  history(resource: ResourceName, id: number): HistoryItem[] {
+  history(resource: ResourceName, id: number): Promise<HistoryItem[]> {
     const col = this.state.collections[resource];
     if (!col.get(id) && !col.tombstone(id)) throw new NotFound(resource, id);
-    return this.projector.settled.history(resource, id);
+    return this.audit.history(resource, id);
   }
 
   /** A configuration write (see Writes.execute). */

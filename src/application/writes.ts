@@ -1,3 +1,4 @@
+import type { ChangeItem } from '../../projections/changes.js';
 import { decide } from '../domain/decide.js';
 import type { Effect } from '../domain/evolve.js';
 import {
@@ -13,7 +14,7 @@ import type { Sealed } from '../domain/shared/fields.js';
 import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
 import type { Role } from '../domain/tokens/token.js';
-import type { ReadModelStore } from '../read-models/port.js';
+import type { Audit } from './audit.js';
 import { prepare, type WriteRequest, type WriteRequestOf } from './prepare.js';
 import type { Idempotency, RecordedResponse, RequestLog } from './requests.js';
 import { KeyRotated } from './secret-key.js';
@@ -75,7 +76,10 @@ export interface WritesDeps {
   /** True once the log names another key than this instance's (see ConfigService.keyRotated). */
   keyRotated: () => boolean;
   secrets: SecretBox;
-  readModels: ReadModelStore;
+  /** The change log, for what a revert needs to know of the past. */
+  audit: Audit;
+  /** The state as folded now. */
+  state: () => ConfigState;
   requests: RequestLog;
   clock: Clock;
 }
@@ -105,6 +109,25 @@ async function proofProblems(items: readonly ImportItem[]): Promise<FieldError[]
     );
   }
   return problems;
+}
+
+/**
+ * What a hard delete (`deletion`, from the change log) did to other entries, where it is still so:
+ * the entry `id`, back now, is not in that field again. A revert brings back one entry; putting it
+ * back where it was is left to the client, which this lists.
+ */
+function notRestored(state: ConfigState, id: number, deletion: ChangeItem | undefined): NotRestored[] {
+  const held = (value: unknown) => (Array.isArray(value) ? value.includes(id) : value === id);
+  const found: NotRestored[] = [];
+  for (const effect of deletion?.effects ?? []) {
+    const entry = state.collections[effect.resource as CollectionName]?.get(effect.id);
+    for (const { field, before, after } of effect.diff) {
+      if (held(before) && !held(after) && entry && !held(entry[field])) {
+        found.push({ resource: effect.resource, id: effect.id, field });
+      }
+    }
+  }
+  return found;
 }
 
 /** Every write the service takes, each as a job for the group-commit writer. */
@@ -162,9 +185,11 @@ export class Writes {
     caller: Caller,
     once: OnceOptions<WriteResult>,
   ): Promise<Once>;
-  execute<R extends ResourceName>(request: WriteRequestOf<R>, caller: Caller, once?: OnceOptions<WriteResult>) {
-    const prepared = { secrets: this.deps.secrets, readModels: this.deps.readModels };
-    const decideOn: Decide = (state) => decide(prepare(request as WriteRequest, state, prepared), state);
+  async execute<R extends ResourceName>(request: WriteRequestOf<R>, caller: Caller, once?: OnceOptions<WriteResult>) {
+    if ('input' in request) await proven(request.resource, request.input as Values);
+    const { asked, deletion } = await this.lookedUp(request);
+    const prepared = { secrets: this.deps.secrets };
+    const decideOn: Decide = (state) => decide(prepare(asked as WriteRequest, state, prepared), state);
     const answer: Answer<WriteResult> = (state, effects) => {
       const id = effects[0]?.id ?? ('id' in request ? request.id : undefined) ?? 0;
       const result: WriteResult = {
@@ -173,26 +198,37 @@ export class Writes {
         changed: effects.length > 0,
       };
       if (request.kind === 'revert' && effects[0] && !effects[0].before) {
-        result.notRestored = this.notRestored(state, request.resource, id);
+        result.notRestored = notRestored(state, id, deletion);
       }
       return result;
     };
-    const written = (): Promise<WriteResult | Once> =>
-      once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
-    return 'input' in request ? proven(request.resource, request.input as Values).then(written) : written();
+    return once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
   }
 
   /**
-   * What the last hard delete of `resource/id` did to other entries (the effects the change log
-   * keeps with it), where it is still so: the entry, back now, is not in that field again. A revert
-   * brings back one entry; putting it back where it was is left to the client, which this lists.
+   * What a revert needs from the change log, read before it is decided (it never changes once
+   * written): the values of the version asked for, and, for an entry hard-deleted now, what its
+   * delete did to other entries.
    */
-  private notRestored(state: ConfigState, resource: ResourceName, id: number): NotRestored[] {
-    const type = resourceOf(resource).events.deleted;
-    const [deletion] = this.deps.readModels.changes({ resource, id, type, order: 'desc' });
-    const held = (value: unknown) => (Array.isArray(value) ? value.includes(id) : value === id);
-    const found: NotRestored[] = [];
-    for (const effect of deletion?.effects ?? []) {
+  private async lookedUp<R extends ResourceName>(
+    request: WriteRequestOf<R>,
+  ): Promise<{ asked: WriteRequestOf<R>; deletion?: ChangeItem }> {
+    if (request.kind !== 'revert') return { asked: request };
+    const { audit } = this.deps;
+    const values = await audit.versionOf(request.resource, request.id, request.toVersion);
+    let deletion: ChangeItem | undefined;
+    if (this.deps.state().collections[request.resource].tombstone(request.id)) {
+      const type = resourceOf(request.resource).events.deleted;
+      const query = { resource: request.resource, id: request.id, type, order: 'desc' } as const;
+      for await (const item of audit.changes(query)) {
+        deletion = item;
+        break;
+      }
+    }
+    return { asked: { ...request, values }, deletion };
+  }
+
+  /**
       const entry = state.collections[effect.resource as CollectionName]?.get(effect.id);
       for (const { field, before, after } of effect.diff) {
         if (held(before) && !held(after) && entry && !held(entry[field])) {
@@ -214,9 +250,9 @@ export class Writes {
     options: { dryRun: boolean; problems?: readonly FieldError[] },
   ): Promise<ImportCounts> {
     const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0 };
-    const { secrets, readModels } = this.deps;
+    const { secrets } = this.deps;
     const problems = [...(options.problems ?? []), ...(await proofProblems(items))];
-    const deps = { secrets, readModels, dryRun: options.dryRun, problems };
+    const deps = { secrets, dryRun: options.dryRun, problems };
     return this.run(
       caller,
       (state) => decideImport(items, state, { ...deps, at: this.deps.clock.now().toISOString() }, counts),

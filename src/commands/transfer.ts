@@ -11,8 +11,8 @@ import { countsLine, withCliService } from './cli-service.js';
 import { Progress } from './progress.js';
 import { cliCaller } from './token.js';
 
-async function writeAll(out: Writable, pieces: Iterable<string>): Promise<void> {
-  for (const piece of pieces) {
+async function writeAll(out: Writable, pieces: AsyncIterable<string>): Promise<void> {
+  for await (const piece of pieces) {
     if (!out.write(piece)) await once(out, 'drain');
   }
 }

@@ -29,12 +29,12 @@ export function csvRows(item: ChangeItem): string {
     .join('');
 }
 
-/** A text body made as the client reads it, from items read lazily. */
-export function streamed<T>(items: Iterable<T>, line: (item: T) => string, header = ''): Readable {
-  function* pieces() {
+/** A text body made as the client reads it, from items read lazily, in pieces of about 64 KiB. */
+export function streamed<T>(items: AsyncIterable<T>, line: (item: T) => string, header = ''): Readable {
+  async function* pieces() {
     if (header) yield header;
     let chunk = '';
-    for (const item of items) {
+    for await (const item of items) {
       chunk += line(item);
       if (chunk.length >= 64 * 1024) {
         yield chunk;
@@ -47,10 +47,10 @@ export function streamed<T>(items: Iterable<T>, line: (item: T) => string, heade
 }
 
 /** Takes at most `limit` items, lazily. */
-export function* take<T>(items: Iterable<T>, limit: number | undefined): Iterable<T> {
+export async function* take<T>(items: AsyncIterable<T>, limit: number | undefined): AsyncIterable<T> {
   if (limit === undefined) return yield* items;
   let count = 0;
-  for (const item of items) {
+  for await (const item of items) {
     if (count++ >= limit) return;
     yield item;
   }

@@ -8,10 +8,10 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
  * other request waited the 4 s it took to make. Here the requests that came meanwhile are served
  * between two pieces; a slow client still holds the pieces back as before (backpressure).
  */
-export function pacedBody(pieces: Iterable<string | Buffer>): Readable {
+export function pacedBody(pieces: Iterable<string | Buffer> | AsyncIterable<string | Buffer>): Readable {
   async function* oneATurn() {
     let first = true;
-    for (const piece of pieces) {
+    for await (const piece of pieces) {
       if (!first) await nextTurn();
       first = false;
       yield piece;

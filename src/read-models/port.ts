@@ -57,23 +57,27 @@ export interface ChangeQuery {
 /** The entry as it was at a position: there, hard-deleted, or not created yet (undefined). */
 export type EntryThen = { entry: EntryRecord } | { deleted: true } | undefined;
 
-/** Questions about the past, answered from what the projector stored when each event was folded. */
+/**
+ * Questions about the past, answered from what the projector stored when each event was folded.
+ * Each answer waits, without holding the event loop, until every batch handed to `save` before it
+ * is stored; long ones are read a slice at a time.
+ */
 export interface AuditReader {
   /** The history items of one entry, oldest first. */
-  history(resource: ResourceName, id: number): HistoryItem[];
-  /** The matching change items in order, read lazily: the caller takes as many as it needs. */
-  changes(query: ChangeQuery): Iterable<ChangeItem>;
+  history(resource: ResourceName, id: number): Promise<HistoryItem[]>;
+  /** The matching change items in order, read a page at a time: the caller takes as many as it needs. */
+  changes(query: ChangeQuery): AsyncIterable<ChangeItem>;
   /** The entry as it was at `version` (secrets sealed), or undefined if it never had that version. */
-  versionOf(resource: ResourceName, id: number, version: number): EntryRecord | undefined;
-  entryAt(resource: ResourceName, id: number, position: number): EntryThen;
+  versionOf(resource: ResourceName, id: number, version: number): Promise<EntryRecord | undefined>;
+  entryAt(resource: ResourceName, id: number, position: number): Promise<EntryThen>;
   /** Every entry of a resource as it was at a position (soft-deleted ones included), in id order. */
-  listAt(resource: ResourceName, position: number): EntryRecord[];
+  listAt(resource: ResourceName, position: number): Promise<EntryRecord[]>;
   /** The last position whose events, and all before it, happened at or before `time` (ISO UTC). */
-  positionAt(time: string): number;
+  positionAt(time: string): Promise<number>;
   /** When the event at `position` happened (undefined for position 0: before the first event). */
-  timeOf(position: number): string | undefined;
-  /** The entries changed by the events after `from` up to `to`, positions. */
-  touched(from: number, to: number): { resource: ResourceName; id: number }[];
+  timeOf(position: number): Promise<string | undefined>;
+  /** The entries changed by the events after `from` up to `to` (positions), by resource, in id order. */
+  touched(from: number, to: number): Promise<Map<ResourceName, number[]>>;
 }
 
 /**
@@ -89,7 +93,7 @@ export interface ReadModelStore extends AuditReader {
    * A save that fails is tried again until it lands, and `failed` hears of each failure.
    */
   save(batch: ProjectionBatch, failed: (error: Error) => void): void;
-  /** Waits until every batch given to `save` is saved, or its save has failed. */
+  /** Waits until every batch given to `save` is saved, or its save has failed (holding the thread). */
   settle(): void;
   /** The requests kept for their Idempotency-Key since `at` (ISO UTC). */
   requestsSince(at: string): Iterable<RequestRow>;

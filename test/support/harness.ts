@@ -88,13 +88,7 @@ export const collectingLogger = (logs: string[]): Logger =>
     }),
   );
 
-/** The service on the in-memory store (unless given another), served as the service serves it (`createHandler`) on 127.0.0.1, port 0. */
-export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const logs: string[] = [];
-  const logger = collectingLogger(logs);
-  const store = options.store ?? new InMemoryEventStore();
-  const readModels = options.readModels ?? new SqliteReadModelStore(':memory:');
-  const key = options.secretKey ?? randomBytes(32);
+async function startService(store: EventStore, readModels: ReadModelStore, key: Buffer, clock: Clock, logs: string[]) {
   const service = new ConfigService({
     store,
     readModels,
@@ -102,10 +96,21 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (recorded) assertMatches(key, 'the test key', recorded);
       return key;
     },
-    clock: options.clock ?? testClock(),
+    clock,
     onBackgroundError: (error) => logs.push(`background error: ${error.message}`),
   });
   await service.start();
+  return service;
+}
+
+/** The service on the in-memory store (unless given another), served as the service serves it (`createHandler`) on 127.0.0.1, port 0. */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const logs: string[] = [];
+  const logger = collectingLogger(logs);
+  const store = options.store ?? new InMemoryEventStore();
+  const readModels = options.readModels ?? new SqliteReadModelStore(':memory:');
+  const key = options.secretKey ?? randomBytes(32);
+  const service = await startService(store, readModels, key, options.clock ?? testClock(), logs);
   const handler = createHandler({
     service,
     logger,
@@ -122,8 +127,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     url,
     service,
     store,
-    // As queries see them: what the projector holds back is saved before each call.
-    readModels: service.projector.settled,
+    // As queries see them: what the projector holds back is handed over first.
+    get readModels() {
+      service.projector.flush();
+      return readModels;
+    },
     logs,
     request: (method, path, opts = {}) => send(url, method, path, opts),
     async close() {

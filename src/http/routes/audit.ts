@@ -1,16 +1,18 @@
 import type { ServerResponse } from 'node:http';
 import type { Context } from 'koa';
 import type { ChangeItem } from '../../../projections/changes.js';
+import type { DiffReport } from '../../application/audit.js';
 import type { FeedClient, FeedFilter } from '../../application/feed.js';
 import type { ConfigService } from '../../application/service.js';
 import type { Principal } from '../../application/tokens.js';
-import { isCollectionName, type ResourceName } from '../../domain/resources.js';
+import { isCollectionName } from '../../domain/resources.js';
 import type { ChangeQuery } from '../../read-models/port.js';
 import { CSV_HEADER, csvRows, streamed, take } from '../change-formats.js';
 import { invalidQuery } from '../errors.js';
 import { forbidden } from '../identity.js';
+import { entryJson } from '../list-body.js';
 import { parseMoment, parsePosition, parseTime } from '../moments.js';
-import { present } from '../present.js';
+import { pacedBody } from '../paced.js';
 import { parseId, singleParameters } from '../request.js';
 import { API_BASE } from './descriptors.js';
 
@@ -91,7 +93,7 @@ function nextPage(params: Params, last: ChangeItem): string {
 }
 
 /** `GET /fr/api/changes`: a page of JSON, or every matching change as NDJSON or CSV, streamed. */
-export function changes(ctx: Context, service: ConfigService): void {
+export async function changes(ctx: Context, service: ConfigService): Promise<void> {
   const params = singleParameters(ctx, CHANGE_PARAMS);
   const { query, limit } = parseChangeQuery(ctx, params);
   const items = service.audit.changes(query);
@@ -103,27 +105,47 @@ export function changes(ctx: Context, service: ConfigService): void {
     ctx.type = 'text/csv; charset=utf-8';
     ctx.body = streamed(take(items, limit), csvRows, `${CSV_HEADER}\r\n`);
   } else {
-    const page = [...take(items, (limit ?? 100) + 1)];
+    const page: ChangeItem[] = [];
+    for await (const item of take(items, (limit ?? 100) + 1)) page.push(item);
     const more = page.length > (limit ?? 100);
     if (more) page.pop();
     ctx.body = { items: page, next: more ? nextPage(params, page[page.length - 1]) : null };
   }
 }
 
-/** `GET /fr/api/diff?from=&to=`: the net change between two moments. */
-export function diff(ctx: Context, service: ConfigService): void {
+/** `GET /fr/api/diff?from=&to=`: the net change between two moments, streamed as it is worked out. */
+export async function diff(ctx: Context, service: ConfigService): Promise<void> {
   const params = singleParameters(ctx, ['from', 'to']);
   if (params.from === undefined) throw invalidQuery('from is required: a position or an ISO 8601 date-time');
   const from = parseMoment('from', params.from);
   const to = params.to === undefined ? { position: Number.MAX_SAFE_INTEGER } : parseMoment('to', params.to);
-  const report = service.audit.diff(from, to);
-  const resources = Object.fromEntries(
-    Object.entries(report.resources).map(([name, changes]) => [
-      name,
-      { ...changes, created: changes.created.map((entry) => present(name as ResourceName, entry)) },
-    ]),
-  );
-  ctx.body = { ...report, resources };
+  const report = await service.audit.diff(from, to);
+  ctx.type = 'application/json';
+  ctx.body = pacedBody(diffPieces(report));
+}
+
+/** Entries (or diffs) per piece of a difference's answer. */
+const DIFF_PIECE = 256;
+
+/** The pieces of a difference's JSON, each resource as it comes, created entries shown as GET shows them. */
+async function* diffPieces(report: DiffReport): AsyncIterable<string> {
+  yield `{"from":${JSON.stringify(report.from)},"to":${JSON.stringify(report.to)},"resources":{`;
+  let first = true;
+  for await (const [name, part] of report.resources) {
+    yield `${first ? '' : ','}${JSON.stringify(name)}:{"created":[`;
+    first = false;
+    for (let start = 0; start < part.created.length; start += DIFF_PIECE) {
+      const piece = part.created.slice(start, start + DIFF_PIECE).map((entry) => entryJson(name, entry, false));
+      yield `${start > 0 ? ',' : ''}${piece.join(',')}`;
+    }
+    yield '],"updated":[';
+    for (let start = 0; start < part.updated.length; start += DIFF_PIECE) {
+      const piece = part.updated.slice(start, start + DIFF_PIECE).map((one) => JSON.stringify(one));
+      yield `${start > 0 ? ',' : ''}${piece.join(',')}`;
+    }
+    yield `],"deleted":${JSON.stringify(part.deleted)}}`;
+  }
+  yield '}}';
 }
 
 /** How often a comment line is sent while nothing happens (section 8 asks for at least every 15 s). */

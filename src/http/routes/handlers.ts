@@ -17,7 +17,7 @@ type Handler = <R extends ResourceName>(ctx: Context, resource: R, deps: Handler
 
 /** Routes hold no business rule: parse, call the service, shape the answer. */
 export const HANDLERS: Record<RouteKind, Handler> = {
-  list(ctx, resource, { service }) {
+  async list(ctx, resource, { service }) {
     const { query, at } = parseListQuery(ctx, resourceOf(resource));
     ctx.type = 'application/json';
     if (ctx.querystring === '') {
@@ -26,7 +26,7 @@ export const HANDLERS: Record<RouteKind, Handler> = {
       if (length !== undefined) ctx.length = length;
       return;
     }
-    const then = at && service.audit.listAt(resource, at);
+    const then = at && (await service.audit.listAt(resource, at));
     const all = then ? then.entries : service.state.collections[resource].inOrder();
     const { items, total } = selectEntries(all, query);
     ctx.body = listBody(resource, items, total, then ? { as_of: then.asOf } : {});

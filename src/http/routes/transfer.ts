@@ -34,19 +34,28 @@ function exportedEntry(resource: ResourceName, entry: EntryRecord, sealed: boole
 type Snapshot = { position: number; at: string | null; lists: (readonly [ResourceName, readonly EntryRecord[]])[] };
 
 /**
- * The whole configuration as it is (or was, at a moment), piece by piece. Every list is taken now, in
- * one step, so that the document is one consistent state even if writes land while it is sent.
+ * The whole configuration as it is (or was, at a moment), piece by piece. Every list is one state:
+ * now, taken in one step from memory (writes that land while it is sent do not show); or at a
+ * moment, read from the change log, where the past does not move.
  */
-export function exportPieces(
+export async function* exportPieces(
   service: ConfigService,
   moment: Moment | undefined,
   sealed: boolean,
   progress?: ExportProgress,
-): Iterable<string> {
-  const at = moment ?? { position: Number.MAX_SAFE_INTEGER };
-  const { position, at: time } = service.audit.resolve(at);
-  const lists = RESOURCE_NAMES.map((name) => [name, [...service.audit.listAt(name, at).entries]] as const);
-  return pieces({ position, at: time, lists }, sealed, progress);
+): AsyncIterable<string> {
+  let snapshot: Snapshot;
+  if (moment === undefined) {
+    const lists = RESOURCE_NAMES.map((name) => [name, service.state.collections[name].inOrder()] as const);
+    const position = service.revision + 1;
+    snapshot = { position, at: (await service.audit.resolve({ position })).at, lists };
+  } else {
+    const { position, at } = await service.audit.resolve(moment);
+    const lists: Snapshot['lists'] = [];
+    for (const name of RESOURCE_NAMES) lists.push([name, (await service.audit.listAt(name, { position })).entries]);
+    snapshot = { position, at, lists };
+  }
+  yield* pieces(snapshot, sealed, progress);
 }
 
 /** Told how many entries were written so far, out of how many. */

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import {
   type ChangeItem,
@@ -11,7 +12,8 @@ import {
 } from '../../../projections/changes.js';
 import type { ResourceName } from '../../domain/resources.js';
 import type { EntryRecord } from '../../domain/shared/collection.js';
-import type { AuditReader, ChangeQuery, EntryThen } from '../port.js';
+import { Turns } from '../../engine/turns.js';
+import type { ChangeQuery, EntryThen } from '../port.js';
 import { WITHOUT_VERSION } from './schema.js';
 
 export interface ChangeRecord extends Omit<ChangeRow, 'data'> {
@@ -65,6 +67,32 @@ function applyRows(start: Record<string, unknown> | undefined, rows: Row[]): Ent
 
 /** How many change rows are read per query while a change-log question is answered. */
 const PAGE = 500;
+/** Rows per query of a list at a moment. */
+const LIST_PAGE = 1000;
+/** Positions per query of the entries changed between two moments. */
+const TOUCHED_RANGE = 10_000;
+
+/** One version row folded onto the list being rebuilt (see listAt). */
+function applyRow(
+  resource: string,
+  entries: Map<number, Record<string, unknown> | undefined>,
+  changedAt: Map<number, number>,
+  row: Omit<VersionRecord, 'resource'>,
+): void {
+  const id = row.entry_id;
+  if (row.deleted) {
+    entries.set(id, undefined);
+    changedAt.delete(id);
+    return;
+  }
+  const entry = row.snapshot ? (JSON.parse(row.snapshot) as Record<string, unknown>) : entries.get(id);
+  if (!entry) throw new Error(`${resource}/${id}: a version without its snapshot at ${row.position}`);
+  if (!row.snapshot) for (const member of diffWithout(row)) entry[member.field] = member.after;
+  entry.id = id;
+  entry.version = row.revision + 1;
+  entries.set(id, entry);
+  changedAt.set(id, row.position);
+}
 
 function statements(db: Database.Database) {
   return {
@@ -90,12 +118,12 @@ function statements(db: Database.Database) {
     listSnapshot: db.prepare<[string, number], { position: number }>(
       'SELECT MAX(position) AS position FROM list_snapshots_done WHERE resource = ? AND position <= ?',
     ),
-    listSnapshotDocs: db.prepare<[string, number], { doc: string }>(
-      'SELECT doc FROM list_snapshots WHERE resource = ? AND position = ? ORDER BY id',
+    listSnapshotDocs: db.prepare<[string, number, number, number], { id: number; doc: string }>(
+      'SELECT id, doc FROM list_snapshots WHERE resource = ? AND position = ? AND id > ? ORDER BY id LIMIT ?',
     ),
-    listRows: db.prepare<[string, number, number], Omit<VersionRecord, 'resource'>>(
+    listRows: db.prepare<[string, number, number, number, number], Omit<VersionRecord, 'resource'>>(
       `SELECT entry_id, revision, position, diff, deleted, snapshot FROM versions
-       WHERE resource = ? AND position > ? AND position <= ? ORDER BY position`,
+       WHERE resource = ? AND (position, entry_id) > (?, ?) AND position <= ? ORDER BY position, entry_id LIMIT ?`,
     ),
     timesOf: db.prepare<[string], { position: number; at: string }>(
       'SELECT position, at FROM changes WHERE position IN (SELECT value FROM json_each(?))',
@@ -107,7 +135,7 @@ function statements(db: Database.Database) {
     head: db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM changes'),
     timeOf: db.prepare<[number], { at: string }>('SELECT at FROM changes WHERE position = ?'),
     touched: db.prepare<[number, number], { resource: ResourceName; id: number }>(
-      'SELECT DISTINCT resource, entry_id AS id FROM versions WHERE position > ? AND position <= ?',
+      'SELECT resource, entry_id AS id FROM versions INDEXED BY versions_position WHERE position > ? AND position <= ?',
     ),
     versionsAt: db.prepare<[string], VersionRecord>(
       'SELECT * FROM versions WHERE position IN (SELECT value FROM json_each(?)) ORDER BY position, resource, entry_id',
@@ -116,7 +144,7 @@ function statements(db: Database.Database) {
 }
 
 /** The change log's questions, answered from the `changes`, `versions` and `list_snapshots` tables (complete ones). */
-export class SqliteAudit implements AuditReader {
+export class SqliteAudit {
   private readonly sql;
 
   constructor(private readonly db: Database.Database) {
@@ -146,42 +174,46 @@ export class SqliteAudit implements AuditReader {
   /**
    * The last whole-list snapshot at or before `position`, then every version row after it, folded in
    * place (each entry here is a fresh parse, owned by this call); `updated_at` is then the time of
-   * each changed entry's last row, read once per entry rather than joined on every row.
+   * each changed entry's last row, read once per entry rather than joined on every row. Read a page
+   * at a time, a slice of TURN_MS at a time: a list of 100,000 servers never holds the event loop.
    */
-  listAt(resource: ResourceName, position: number): EntryRecord[] {
+  async listAt(resource: ResourceName, position: number): Promise<EntryRecord[]> {
+    const turns = new Turns();
     const from = this.sql.listSnapshot.get(resource, position)?.position ?? 0;
     const entries = new Map<number, Record<string, unknown> | undefined>();
-    for (const { doc } of this.sql.listSnapshotDocs.iterate(resource, from)) {
-      const entry = JSON.parse(doc) as EntryRecord;
-      entries.set(entry.id, entry);
+    for (let after = 0; ; ) {
+      const docs = this.sql.listSnapshotDocs.all(resource, from, after, LIST_PAGE);
+      for (const { id, doc } of docs) entries.set(id, JSON.parse(doc));
+      if (docs.length < LIST_PAGE) break;
+      after = docs[docs.length - 1].id;
+      await turns.pause();
     }
     const changedAt = new Map<number, number>();
-    for (const row of this.sql.listRows.iterate(resource, from, position)) {
-      const id = row.entry_id;
-      if (row.deleted) {
-        entries.set(id, undefined);
-        changedAt.delete(id);
-        continue;
-      }
-      const entry = row.snapshot ? (JSON.parse(row.snapshot) as Record<string, unknown>) : entries.get(id);
-      if (!entry) throw new Error(`${resource}/${id}: a version without its snapshot at ${row.position}`);
-      if (!row.snapshot) for (const member of diffWithout(row)) entry[member.field] = member.after;
-      entry.id = id;
-      entry.version = row.revision + 1;
-      entries.set(id, entry);
-      changedAt.set(id, row.position);
+    for (let cursor = [from, 0]; ; ) {
+      const rows = this.sql.listRows.all(resource, cursor[0], cursor[1], position, LIST_PAGE);
+      for (const row of rows) applyRow(resource, entries, changedAt, row);
+      if (rows.length < LIST_PAGE) break;
+      cursor = [rows[rows.length - 1].position, rows[rows.length - 1].entry_id];
+      await turns.pause();
     }
-    this.stampTimes(entries, changedAt);
+    await this.stampTimes(entries, changedAt, turns);
     const live = [...entries.values()].filter((entry) => entry !== undefined) as EntryRecord[];
     return live.sort((a, b) => a.id - b.id);
   }
 
   /** Sets `updated_at` of each entry to the time of the position that last changed it. */
-  private stampTimes(entries: Map<number, Record<string, unknown> | undefined>, changedAt: Map<number, number>): void {
-    if (changedAt.size === 0) return;
+  private async stampTimes(
+    entries: Map<number, Record<string, unknown> | undefined>,
+    changedAt: Map<number, number>,
+    turns: Turns,
+  ): Promise<void> {
+    const positions = [...new Set(changedAt.values())];
     const times = new Map<number, string>();
-    for (const { position, at } of this.sql.timesOf.iterate(JSON.stringify([...new Set(changedAt.values())])))
-      times.set(position, at);
+    for (let start = 0; start < positions.length; start += LIST_PAGE) {
+      const some = JSON.stringify(positions.slice(start, start + LIST_PAGE));
+      for (const { position, at } of this.sql.timesOf.all(some)) times.set(position, at);
+      await turns.pause();
+    }
     for (const [id, position] of changedAt) entries.get(id)!.updated_at = times.get(position);
   }
 
@@ -222,14 +254,30 @@ export class SqliteAudit implements AuditReader {
     return this.sql.timeOf.get(position)?.at;
   }
 
-  touched(from: number, to: number): { resource: ResourceName; id: number }[] {
-    return this.sql.touched.all(from, to);
+  /**
+   * The entries changed by the events after `from` up to `to`, by resource, each id once: read a
+   * range of positions at a time, a slice of TURN_MS at a time (from 0, that is every version row).
+   */
+  async touched(from: number, to: number): Promise<Map<ResourceName, number[]>> {
+    const turns = new Turns();
+    const seen = new Map<ResourceName, Set<number>>();
+    for (let start = from; start < to; start += TOUCHED_RANGE) {
+      for (const { resource, id } of this.sql.touched.all(start, Math.min(to, start + TOUCHED_RANGE))) {
+        const ids = seen.get(resource) ?? new Set<number>();
+        if (ids.size === 0) seen.set(resource, ids);
+        ids.add(id);
+      }
+      await turns.pause();
+    }
+    return new Map([...seen].map(([resource, ids]) => [resource, [...ids].sort((a, b) => a - b)]));
   }
 
-  *changes(query: ChangeQuery): Iterable<ChangeItem> {
+  /** The matching change items, a page of the log per turn of the event loop. */
+  async *changes(query: ChangeQuery): AsyncIterable<ChangeItem> {
     const desc = query.order === 'desc';
     let cursor: number | undefined = desc ? query.before : query.after;
-    for (;;) {
+    for (let first = true; ; first = false) {
+      if (!first) await nextTurn();
       const page = query.resource ? this.entryPage(query, cursor) : this.page(query, cursor);
       if (page.rows.length > 0) {
         const positions = JSON.stringify(page.rows.map((r) => r.position));

@@ -1,6 +1,13 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { SaveJob, SaveQueue } from './saving.js';
 
+/** Atomics.waitAsync (ES2024): the wait for a counter to move, as a promise. */
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(array: Int32Array, index: number, value: number, timeout: number): { async: boolean; value: unknown };
+  }
+).waitAsync;
+
 /** Slots of the counters shared with the worker. */
 export const SAVED = 0;
 export const FAILING = 1;
@@ -98,9 +105,34 @@ export class SaveThread {
   /**
    * Blocks until every job handed over is saved (at most SETTLE_LIMIT_MS). Returns at once while
    * saves are failing: the stored read models are then behind, as they would be on the event loop.
+   * For a process that does nothing else meanwhile (a start, a replay, a close); a query of a
+   * serving instance waits with `caughtUp`.
    */
   settle(): void {
     this.wait(this.sent);
+  }
+
+  /**
+   * Resolves once every job handed over so far is saved, as `settle`, but without holding the event
+   * loop: the wait is Atomics.waitAsync on the counter the worker moves.
+   */
+  async caughtUp(): Promise<void> {
+    const seq = this.sent;
+    const until = performance.now() + SETTLE_LIMIT_MS;
+    if (!this.inProcess && Atomics.load(this.counters, SAVED) < seq) this.worker.postMessage({ hurry: true });
+    for (;;) {
+      const saved = Atomics.load(this.counters, SAVED);
+      if (this.inProcess || saved >= seq || Atomics.load(this.counters, CLOSED) === 1) break;
+      if (Atomics.load(this.counters, FAILING) === 1) {
+        this.takeFailures();
+        break;
+      }
+      const left = until - performance.now();
+      if (left <= 0) break;
+      const waiting = waitAsync(this.counters, SAVED, saved, Math.min(left, 100));
+      if (waiting.async) await waiting.value;
+    }
+    this.forgetSaved();
   }
 
   /**

@@ -90,8 +90,10 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   /** The change log's questions, prepared on first use: they name indexes a bulk file builds last. */
   private get audit(): SqliteAudit {
-    this.settle();
-    if (!this.auditQueries && this.bulk) this.db.exec(INDEXES);
+    if (!this.auditQueries && this.bulk) {
+      this.settle();
+      this.db.exec(INDEXES);
+    }
     this.auditQueries ??= new SqliteAudit(this.db);
     return this.auditQueries;
   }
@@ -181,36 +183,48 @@ export class SqliteReadModelStore implements ReadModelStore {
     return this.sql.requestsSince.iterate(at);
   }
 
-  history(resource: ResourceName, id: number): HistoryItem[] {
-    return this.audit.history(resource, id);
+  /** Resolves once every batch handed over so far is in the file, the event loop going on meanwhile. */
+  async caughtUp(): Promise<void> {
+    this.bulkBatches?.flush();
+    if (this.saving instanceof SaveThread) await this.saving.caughtUp();
   }
 
-  changes(query: ChangeQuery): Iterable<ChangeItem> {
-    return this.audit.changes(query);
+  /** The change log's questions, once the file holds every batch handed over before the question. */
+  private async ready(): Promise<SqliteAudit> {
+    await this.caughtUp();
+    return this.audit;
   }
 
-  versionOf(resource: ResourceName, id: number, version: number): EntryRecord | undefined {
-    return this.audit.versionOf(resource, id, version);
+  async history(resource: ResourceName, id: number): Promise<HistoryItem[]> {
+    return (await this.ready()).history(resource, id);
   }
 
-  entryAt(resource: ResourceName, id: number, position: number): EntryThen {
-    return this.audit.entryAt(resource, id, position);
+  async *changes(query: ChangeQuery): AsyncIterable<ChangeItem> {
+    yield* (await this.ready()).changes(query);
   }
 
-  listAt(resource: ResourceName, position: number): EntryRecord[] {
-    return this.audit.listAt(resource, position);
+  async versionOf(resource: ResourceName, id: number, version: number): Promise<EntryRecord | undefined> {
+    return (await this.ready()).versionOf(resource, id, version);
   }
 
-  positionAt(time: string): number {
-    return this.audit.positionAt(time);
+  async entryAt(resource: ResourceName, id: number, position: number): Promise<EntryThen> {
+    return (await this.ready()).entryAt(resource, id, position);
   }
 
-  timeOf(position: number): string | undefined {
-    return this.audit.timeOf(position);
+  async listAt(resource: ResourceName, position: number): Promise<EntryRecord[]> {
+    return (await this.ready()).listAt(resource, position);
   }
 
-  touched(from: number, to: number): { resource: ResourceName; id: number }[] {
-    return this.audit.touched(from, to);
+  async positionAt(time: string): Promise<number> {
+    return (await this.ready()).positionAt(time);
+  }
+
+  async timeOf(position: number): Promise<string | undefined> {
+    return (await this.ready()).timeOf(position);
+  }
+
+  async touched(from: number, to: number): Promise<Map<ResourceName, number[]>> {
+    return (await this.ready()).touched(from, to);
   }
 
   /**
