@@ -13,16 +13,8 @@ const UTF8 = new TextDecoder('utf-8');
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 
-/** The JSON object a POST, PUT or PATCH carries; anything else is a 4xx before it reaches a handler. */
-export async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
-  return (await readJson(ctx)).value;
-}
-
-/** The JSON object and its text as received (an Idempotency-Key's fingerprint is taken over the text). */
-export async function readJson(
-  ctx: Context,
-  limit = BODY_LIMIT,
-): Promise<{ value: Record<string, unknown>; raw: string }> {
+/** A body must be sent as JSON in UTF-8 (415 otherwise), within `limit` bytes if it says its length (413). */
+export function assertJsonBody(ctx: Context, limit: number): void {
   const contentType = ctx.get('Content-Type');
   const [mediaType, ...parameters] = contentType.split(';').map((p) => p.trim());
   if (!JSON_TYPE.test(mediaType ?? '')) throw unsupportedMediaType(contentType);
@@ -34,6 +26,14 @@ export async function readJson(
   if (charset && charset !== 'utf-8' && charset !== 'utf8') throw unsupportedMediaType(contentType);
   const declared = Number(ctx.get('Content-Length') || NaN);
   if (declared > limit) throw payloadTooLarge(limit);
+}
+
+/** The JSON object and its text as received (an Idempotency-Key's fingerprint is taken over the text). */
+export async function readJson(
+  ctx: Context,
+  limit = BODY_LIMIT,
+): Promise<{ value: Record<string, unknown>; raw: string }> {
+  assertJsonBody(ctx, limit);
   let text: string;
   try {
     text = UTF8.decode(await getRawBody(ctx.req, { limit }));

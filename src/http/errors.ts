@@ -20,8 +20,8 @@ export const unknownRoute = (path: string) =>
   new RequestError(404, 'not_found', `nothing is served at ${path.slice(0, 200)}`);
 export const methodNotAllowed = (method: string, allow: string[]) =>
   new RequestError(405, 'method_not_allowed', `${method} is not allowed here; use ${allow.join(', ')}`, { allow });
-export const payloadTooLarge = (limit = 1024 * 1024) =>
-  new RequestError(413, 'payload_too_large', `the body is over ${limit / (1024 * 1024)} MiB`);
+export const payloadTooLarge = (limit = 1024 * 1024, detail = `the body is over ${limit / (1024 * 1024)} MiB`) =>
+  new RequestError(413, 'payload_too_large', detail);
 export const unsupportedMediaType = (type: string) =>
   new RequestError(
     415,

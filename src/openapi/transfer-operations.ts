@@ -133,7 +133,10 @@ export function importConfiguration(): OperationObject {
       'all in one append: either every entry is recorded or none is. Any problem is a 422 that lists every problem of every entry, each with a path such as `resources.servers[3].ip`. ' +
       '`dry_run=true` checks everything and records nothing. Importing the same document again records nothing (every entry unchanged). ' +
       'A server with `is_deleted: true` ends soft-deleted, `false` restores a deleted one, left out keeps its state. ' +
-      'Entries the document does not hold are left as they are. The instance answers nothing else while it decides the import: import large inventories with the CLI. Bodies up to 512 MiB.',
+      'Entries the document does not hold are left as they are. The body is read as a stream, held to 64 MiB in ' +
+      'all, 256 KiB per entry and 200,000 entries (413 past any of them; a body that is not such a document is a 400 at ' +
+      'its first wrong character, and the rest is not read): larger inventories go through the CLI ' +
+      '(`pmacontrol-config import FILE`).',
     parameters: [
       ref('parameters', 'XRequestId'),
       {

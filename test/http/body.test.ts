@@ -13,9 +13,9 @@ import { ROOT } from '../support/process.js';
 const SCRIPT = `
 import { createRequire } from 'node:module';
 import Koa from 'koa';
-const { readJsonObject } = await import(${JSON.stringify(`${ROOT}src/http/body.ts`)});
+const { readJson } = await import(${JSON.stringify(`${ROOT}src/http/body.ts`)});
 const app = new Koa();
-app.use(async (ctx) => { ctx.body = await readJsonObject(ctx); });
+app.use(async (ctx) => { ctx.body = (await readJson(ctx)).value; });
 const server = app.listen(0, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));
 const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"caf'), Buffer.from([0xff]), Buffer.from('é"}')]);

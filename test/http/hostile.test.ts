@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BASE, type Harness, startHarness } from '../support/harness.js';
@@ -83,5 +84,70 @@ it('an RSA key with a fabricated 40,000-bit modulus is refused with a 422 on the
   assert.is(reply.status, 422, reply.text);
   assert.equal([reply.body.errors[0].field, reply.body.errors[0].code], ['public_key', 'key_too_large']);
 });
+
+/** POSTs an import body made lazily by `chunks` as the admin; stops sending once the answer came. */
+function streamedImport(h: Harness, token: string, chunks: () => string | undefined, length?: number) {
+  const { hostname, port } = new URL(h.url);
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` };
+  if (length !== undefined) headers['Content-Length'] = String(length);
+  return new Promise<{ status: number; body: any; sent: number }>((resolve, reject) => {
+    let sent = 0;
+    let answered = false;
+    const req = request({ hostname, port, path: '/fr/api/import', method: 'POST', headers }, (res) => {
+      answered = true;
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), sent }));
+    });
+    req.on('error', (error) => (answered ? undefined : reject(error)));
+    const pump = () => {
+      while (!answered) {
+        const chunk = chunks();
+        if (chunk === undefined) return req.end();
+        sent += chunk.length;
+        if (!req.write(chunk)) return req.once('drain', pump);
+      }
+    };
+    pump();
+  });
+}
+
+it('imports are read as a stream: junk, a huge entry, too many entries, too large a body; none read whole', async ({
+  h,
+}) => {
+  const { token } = await h.service.write.issueToken(
+    { name: 'importer', role: 'admin', secrets: false, expiresAt: null },
+    { actor: 'setup', requestId: 's' },
+  );
+  const MB = 1024 * 1024;
+  const junk = 'x'.repeat(64 * 1024);
+  let left = 300 * MB;
+  const refused = await streamedImport(h, token, () => {
+    if (left <= 0) return undefined;
+    left -= junk.length;
+    return junk;
+  });
+  assert.equal([refused.status, refused.body.code], [400, 'invalid_json']);
+  assert.ok(refused.sent < 100 * MB, `${refused.sent} bytes sent before the 400`);
+  const huge = `{"format":"pmacontrol-config/1","resources":{"tags":[{"name":"${'y'.repeat(300_000)}"}]}}`;
+  const entry = await streamedImport(h, token, once(huge));
+  assert.equal([entry.status, entry.body.code], [413, 'payload_too_large']);
+  const many = `{"format":"pmacontrol-config/1","resources":{"tags":[${'{},'.repeat(200_000)}{}]}}`;
+  const count = await streamedImport(h, token, once(many));
+  assert.equal([count.status, count.body.detail], [413, 'over 200000 entries']);
+  const declared = await streamedImport(h, token, once('{}'), 65 * MB);
+  assert.equal([declared.status, declared.body.code], [413, 'payload_too_large']);
+  assert.is(h.service.revision, (await h.request('GET', '/readyz')).body.position - 1, 'nothing recorded');
+});
+
+/** A body of one piece. */
+const once = (text: string) => {
+  let given = false;
+  return () => {
+    if (given) return undefined;
+    given = true;
+    return text;
+  };
+};
 
 it.run();
