@@ -1,6 +1,6 @@
 import { decide } from '../domain/decide.js';
 import { evolve } from '../domain/evolve.js';
-import type { ResourceName } from '../domain/resources.js';
+import { type ResourceName, resourceOf } from '../domain/resources.js';
 import { Journal } from '../domain/shared/collection.js';
 import { DomainError, type FieldError, ValidationFailed } from '../domain/shared/errors.js';
 import type { DomainEvent } from '../domain/shared/types.js';
@@ -42,6 +42,27 @@ export interface ImportCounts {
   unchanged: number;
 }
 
+/** How an import is decided: for real or as a dry run, and whether the caller may read secrets. */
+export interface ImportOptions {
+  at: string;
+  dryRun: boolean;
+  /**
+   * The caller may read secrets: a dry run then compares the secrets it is sent with the stored ones
+   * (and that comparison is recorded, as SecretsCompared). Otherwise a dry run compares none: an
+   * entry that sends a secret counts as updated, so that it never tells whether a secret matches.
+   */
+  secretsRight: boolean;
+  problems: readonly FieldError[];
+}
+
+/** Whether the item sends a secret for an entry that has one: what a dry run would compare. */
+const sendsStoredSecret = (item: ImportItem, state: ConfigState) => {
+  const entry = state.collections[item.resource].get(item.id);
+  return resourceOf(item.resource).secretFields.some(
+    (field) => typeof item.input[field] === 'string' && typeof entry?.[field] === 'string',
+  );
+};
+
 /** Where a problem of an entry is reported: `resources.servers[3].ip`. */
 export const itemPath = (resource: string, index: number, field?: string) =>
   `resources.${resource}[${index}]${field ? `.${field}` : ''}`;
@@ -76,17 +97,20 @@ function requestsFor(item: ImportItem, state: ConfigState): WriteRequest[] {
 export function decideImport(
   items: readonly ImportItem[],
   state: ConfigState,
-  deps: PrepareDeps & { at: string; dryRun: boolean; problems: readonly FieldError[] },
+  deps: PrepareDeps & ImportOptions,
   counts: ImportCounts,
 ): DomainEvent[] {
   Object.assign(counts, { created: 0, updated: 0, unchanged: 0 });
   const journal = new Journal();
   const events: DomainEvent[] = [];
+  const compared: { resource: ResourceName; id: number }[] = [];
   const problems: FieldError[] = [...deps.problems];
   const metadata = { actor: 'import', request_id: 'import', at: deps.at };
   for (const item of items) {
     const mark = journal.mark();
     const existed = state.collections[item.resource].get(item.id) !== undefined;
+    const secretSent = deps.dryRun && sendsStoredSecret(item, state);
+    if (secretSent && deps.secretsRight) compared.push({ resource: item.resource, id: item.id });
     try {
       const made: DomainEvent[] = [];
       for (const request of requestsFor(item, state)) {
@@ -97,7 +121,7 @@ export function decideImport(
       }
       events.push(...made);
       if (!existed) counts.created++;
-      else if (made.length > 0) counts.updated++;
+      else if (made.length > 0 || (secretSent && !deps.secretsRight)) counts.updated++;
       else counts.unchanged++;
     } catch (error) {
       journal.rollback(mark);
@@ -108,5 +132,6 @@ export function decideImport(
   // A problem found before deciding (a costly check, off the event loop) may be found again here.
   const once = [...new Map(problems.map((p) => [`${p.field}\n${p.code}\n${p.message}`, p])).values()];
   if (once.length > 0) throw new ValidationFailed(once, { listAll: true });
-  return deps.dryRun ? [] : events;
+  if (!deps.dryRun) return events;
+  return compared.length > 0 ? [{ type: 'SecretsCompared', data: { entries: compared } }] : [];
 }

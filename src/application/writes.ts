@@ -247,12 +247,12 @@ export class Writes {
   async importEntries(
     items: readonly ImportItem[],
     caller: Caller,
-    options: { dryRun: boolean; problems?: readonly FieldError[] },
+    options: { dryRun: boolean; secretsRight: boolean; problems?: readonly FieldError[] },
   ): Promise<ImportCounts> {
     const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0 };
     const { secrets } = this.deps;
     const problems = [...(options.problems ?? []), ...(await proofProblems(items))];
-    const deps = { secrets, dryRun: options.dryRun, problems };
+    const deps = { secrets, dryRun: options.dryRun, secretsRight: options.secretsRight, problems };
     return this.run(
       caller,
       (state) => decideImport(items, state, { ...deps, at: this.deps.clock.now().toISOString() }, counts),

@@ -115,7 +115,8 @@ export async function runImportPmaControl(args: string[]): Promise<number> {
     try {
       // A secret that did not open refuses the import: it is then decided as a dry run, for its other problems.
       const checkOnly = dryRun || secretProblems.length > 0;
-      counts = await service.write.importEntries(items, caller, { dryRun: checkOnly, problems });
+      // Run on the host that holds the key: the CLI may compare secrets (and the comparison is recorded).
+      counts = await service.write.importEntries(items, caller, { dryRun: checkOnly, secretsRight: true, problems });
     } catch (error) {
       if (!(error instanceof ValidationFailed)) throw error;
       refused = error.errors;

@@ -75,7 +75,8 @@ export async function runImport(args: string[]): Promise<number> {
     const { items, problems } = parseImportDocument(document, importInto(service, new WriteValidator()));
     progress.note(`${items.length} entries read, ${problems.length} problems so far; deciding them`);
     const dryRun = values['dry-run'] ?? false;
-    console.log(countsLine(await service.write.importEntries(items, cliCaller(), { dryRun, problems }), dryRun));
+    const options = { dryRun, secretsRight: true, problems }; // the host's CLI may compare secrets
+    console.log(countsLine(await service.write.importEntries(items, cliCaller(), options), dryRun));
     return 0;
   });
 }

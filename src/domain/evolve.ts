@@ -122,6 +122,8 @@ const TABLE = new Map<string, Apply>([
   ['RequestRecorded', () => []],
   // Someone read a secret (data: resource, id, field; never the value): in the log for the audit, no effect.
   ['SecretRevealed', () => []],
+  // A dry-run import compared the secrets it was sent with these entries' (data: entries): audit only.
+  ['SecretsCompared', () => []],
   ['SecretsResealed', secretsResealed],
 ]);
 const RESOURCE_OF_EVENT = new Map<string, CollectionName>();

@@ -131,7 +131,10 @@ export function importConfiguration(): OperationObject {
     description:
       'Admin only. Each entry is created with its id, or replaced if its id exists, under every rule of POST and PUT (uniqueness, references, guards), resources in dependency order, ' +
       'all in one append: either every entry is recorded or none is. Any problem is a 422 that lists every problem of every entry, each with a path such as `resources.servers[3].ip`. ' +
-      '`dry_run=true` checks everything and records nothing. Importing the same document again records nothing (every entry unchanged). ' +
+      '`dry_run=true` checks everything and records nothing, with one exception: a caller whose token may read ' +
+      'secrets gets the secrets it sends compared with the stored ones, and that comparison is recorded ' +
+      '(`SecretsCompared`, the entries, never a value); for any other caller a dry run compares no secret, and an ' +
+      'entry that sends one counts as updated, so that it never tells whether a secret matches. Importing the same document again records nothing (every entry unchanged). ' +
       'A server with `is_deleted: true` ends soft-deleted, `false` restores a deleted one, left out keeps its state. ' +
       'Entries the document does not hold are left as they are. The body is read as a stream, held to 64 MiB in ' +
       'all, 256 KiB per entry and 200,000 entries (413 past any of them; a body that is not such a document is a 400 at ' +

@@ -236,3 +236,42 @@ it('who may: export for readers, sealed secrets and import for admins; ?at= expo
 });
 
 it.run();
+
+const secretsDryRun = suite('a dry run never tells whether a secret matches, unless the caller may read secrets');
+
+secretsDryRun(
+  'without the right: a sent password counts as updated, match or not; with it: compared, and recorded',
+  async () => {
+    const h = await startHarness({ access: { anonymousRole: 'reader', corsOrigins: [] } });
+    try {
+      const [admin, holder] = [await tokenFor(h, 'admin'), await tokenFor(h, 'admin', true)];
+      const server = { id_client: 99, id_environment: 1, name: 'db', ip: '10.0.0.1', login: 'l', passwd: 'right' };
+      const made = await h.request('POST', `${BASE}/servers`, { body: server, headers: admin });
+      const document = (passwd: string) => ({
+        format: 'pmacontrol-config/1',
+        resources: { servers: [{ ...server, id: made.body.id, passwd }] },
+      });
+      const dryRun = (passwd: string, headers: Record<string, string>) =>
+        h.request('POST', '/fr/api/import?dry_run=true', { body: document(passwd), headers });
+      const before = h.service.revision;
+      const [guessRight, guessWrong] = [await dryRun('right', admin), await dryRun('wrong', admin)];
+      assert.equal(guessRight.body, guessWrong.body, 'the same answer, match or not');
+      assert.is(guessRight.body.updated, 1);
+      assert.is(h.service.revision, before, 'nothing recorded: nothing was compared');
+      assert.equal(
+        [(await dryRun('right', holder)).body.unchanged, (await dryRun('wrong', holder)).body.updated],
+        [1, 1],
+      );
+      const compared = await h.request('GET', '/fr/api/changes?type=SecretsCompared', { headers: admin });
+      const who = (await h.request('GET', '/fr/api/whoami', { headers: holder })).body.actor;
+      assert.equal(
+        compared.body.items.map((c: { actor: string; data: unknown }) => [c.actor, c.data]),
+        Array(2).fill([who, { entries: [{ resource: 'servers', id: made.body.id }] }]),
+      );
+    } finally {
+      await h.close();
+    }
+  },
+);
+
+secretsDryRun.run();

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { Moment } from '../../application/audit.js';
 import type { ConfigService } from '../../application/service.js';
+import type { Principal } from '../../application/tokens.js';
 import { EXPORT_FORMAT } from '../../application/transfer.js';
 import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../../domain/resources.js';
 import type { EntryRecord } from '../../domain/shared/collection.js';
@@ -111,6 +112,8 @@ export async function importConfiguration(ctx: Context, service: ConfigService, 
     throw error;
   });
   const { items, problems } = parseImportDocument(document, importInto(service, validator));
-  const counts = await service.write.importEntries(items, callerOf(ctx), { dryRun: dryRun === 'true', problems });
+  const secretsRight = (ctx.state.principal as Principal).secrets;
+  const options = { dryRun: dryRun === 'true', secretsRight, problems };
+  const counts = await service.write.importEntries(items, callerOf(ctx), options);
   ctx.body = { ...counts, dry_run: dryRun === 'true' };
 }
