@@ -216,6 +216,15 @@ async function startService(config: Config, logger: Logger, stores: Stores): Pro
     onBackgroundError: (error) =>
       logger.error({ err: { name: error.name, message: error.message } }, 'projection error'),
     feed: { maxSubscribers: config.http.maxSubscribers, maxBufferedBytes: config.http.feedMaxBufferBytes },
+    onRepair: (event) => {
+      if (event.step === 'started') {
+        const { reason, setAsideAs } = event;
+        logger.warn(
+          { file: readModels.location, set_aside_as: setAsideAs, reason },
+          'read models damaged: set aside, rebuilding them from the log (not ready meanwhile)',
+        );
+      } else logger.info({ events: event.events, ms: event.ms }, 'read models rebuilt from the log');
+    },
   });
   try {
     await service.start();

@@ -1,9 +1,23 @@
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  copyFileSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { SqliteEventStore } from '../src/event-store/sqlite/store.js';
+import { SqliteReadModelStore } from '../src/read-models/sqlite/store.js';
 import Database from '../src/sqlite/driver.js';
-import { BASE, send } from './support/harness.js';
+import { BASE, send, startHarness } from './support/harness.js';
 import { makeKey } from './support/keys.js';
 import { runCli, spawnService, tempDir } from './support/process.js';
 
@@ -332,6 +346,138 @@ damaged('replay --apply repairs a corrupt read-models.sqlite', async () => {
   assert.is(applied.code, 0, applied.stdout + applied.stderr);
   assert.is((await runCli(['replay'], { DATA_DIR: dataDir })).code, 0);
   await assertServesTheLog(dataDir, /listening/);
+});
+
+/** Overwrites the first page of a table or an index of a closed read-model file with garbage. */
+function damagePage(file: string, object: string): void {
+  const db = new Database(file, { readonly: true });
+  const size = db.pragma('page_size', { simple: true }) as number;
+  const root = db.prepare('SELECT rootpage FROM sqlite_master WHERE name = ?').pluck().get(object) as number;
+  db.close();
+  const fd = openSync(file, 'r+');
+  writeSync(fd, Buffer.alloc(size, 0x5a), 0, size, (root - 1) * size);
+  closeSync(fd);
+}
+
+/** What the change log says, in a form to compare (the request ids and times are the log's own). */
+const changeLog = async (url: string) => (await send(url, 'GET', '/fr/api/changes?limit=1000')).text;
+
+damaged(
+  'damage found while serving is answered 503, set aside and rebuilt from the log, then answered right',
+  async () => {
+    // A page of the change log (read by the first question), and an index the start reads (requests).
+    for (const object of ['changes', 'requests_time']) {
+      const dataDir = await dataWithTags();
+      const first = await spawnService({ DATA_DIR: dataDir });
+      const before = await changeLog(first.url);
+      await first.stop();
+      damagePage(join(dataDir, 'read-models.sqlite'), object);
+      const service = await spawnService({ DATA_DIR: dataDir });
+      try {
+        const answers: number[] = [];
+        for (let tries = 0; tries < 100; tries++) {
+          const reply = await send(service.url, 'GET', '/fr/api/changes?limit=1000');
+          answers.push(reply.status);
+          if (reply.status === 200) {
+            assert.is(reply.text, before, `${object}: the rebuilt change log is the one before the damage`);
+            break;
+          }
+          assert.is(reply.status, 503, object);
+          assert.is(reply.headers.get('retry-after'), '5');
+          assert.match(reply.body.detail, /being rebuilt from the event log/);
+          await pause(100);
+        }
+        assert.is(answers.at(-1), 200, `${object}: ${answers.join(' ')}`);
+        assert.match(service.output(), /read models damaged: set aside, rebuilding them from the log/);
+        assert.match(service.output(), /read models rebuilt from the log/);
+        assert.is((await fetch(`${service.url}/readyz`)).status, 200);
+        assert.ok(
+          readdirSync(dataDir).some((name) => /^read-models\.sqlite\.corrupt-/.test(name)),
+          'set aside',
+        );
+      } finally {
+        await service.stop();
+      }
+      const replayed = await runCli(['replay'], { DATA_DIR: dataDir });
+      assert.is(replayed.code, 0, replayed.stdout + replayed.stderr);
+    }
+  },
+);
+
+damaged(
+  'replay checks the file, not only its rows: damage in an index is found, and replay --apply repairs it',
+  async () => {
+    for (const object of ['changes_actor', 'changes']) {
+      const dataDir = await dataWithTags();
+      damagePage(join(dataDir, 'read-models.sqlite'), object);
+      const found = await runCli(['replay'], { DATA_DIR: dataDir });
+      assert.is(found.code, 1, `${object}: ${found.stdout}${found.stderr}`);
+      assert.match(found.stdout, /the stored file is damaged: .*malformed/);
+      const applied = await runCli(['replay', '--apply'], { DATA_DIR: dataDir });
+      assert.is(applied.code, 0, applied.stdout + applied.stderr);
+      assert.match(applied.stdout, /replaced the read models/);
+      const again = await runCli(['replay'], { DATA_DIR: dataDir });
+      assert.is(again.code, 0, again.stdout + again.stderr);
+      assert.match(again.stdout, /read models match the log/);
+    }
+  },
+);
+
+/** The log on SQLite, whose reads from its start (a rebuild's) wait, once `hold` is called, until `release`. */
+function logHeldFromTheStart(file: string) {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const store = new SqliteEventStore(file);
+  const readStream = store.readStream.bind(store);
+  let holding = false;
+  store.readStream = async (stream, options) => {
+    if (holding && options?.fromRevision === 0) await held;
+    return readStream(stream, options);
+  };
+  return { store, hold: () => (holding = true), release };
+}
+
+damaged('while damaged read models are rebuilt, the instance is not ready and serves the present', async () => {
+  const dir = tempDir();
+  const file = join(dir, 'read-models.sqlite');
+  const log = join(dir, 'events.sqlite');
+  const secretKey = randomBytes(32);
+  const first = await startHarness({
+    store: new SqliteEventStore(log),
+    readModels: new SqliteReadModelStore(file),
+    secretKey,
+  });
+  for (const name of ['a', 'b']) await first.request('POST', `${BASE}/tags`, tag(name));
+  await first.close();
+  damagePage(file, 'changes');
+  const { store, hold, release } = logHeldFromTheStart(log);
+  const harness = await startHarness({ store, readModels: new SqliteReadModelStore(file), secretKey });
+  try {
+    hold();
+    assert.is((await harness.request('GET', '/fr/api/changes')).status, 503);
+    const ready = await harness.request('GET', '/readyz');
+    assert.is(ready.status, 503);
+    assert.match(ready.body.reason, /rebuilding the stored read models/);
+    assert.is((await harness.request('GET', `${BASE}/tags`)).body.total, 2, 'the present is served');
+    assert.is((await harness.request('POST', `${BASE}/tags`, tag('c'))).status, 201, 'writes are taken');
+    assert.is((await harness.request('GET', `${BASE}/tags/1/history`)).status, 503);
+    release();
+    for (let tries = 0; tries < 100 && harness.service.repairing; tries++) await pause(20);
+    assert.is((await harness.request('GET', '/readyz')).status, 200);
+    const items = (await harness.request('GET', '/fr/api/changes?limit=100')).body.items;
+    assert.equal(
+      items
+        .filter((i: { type: string }) => i.type === 'TagCreated')
+        .map((i: { data: { name: string } }) => i.data.name),
+      ['a', 'b', 'c'],
+      'the write taken during the rebuild is in the rebuilt change log',
+    );
+  } finally {
+    release();
+    await harness.close();
+  }
 });
 
 damaged.run();

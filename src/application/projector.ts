@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type ChangeRow, type RequestRow, rowsOf, type VersionRow } from '../../projections/changes.js';
 import { type Effect, evolve } from '../domain/evolve.js';
 import type { CollectionName } from '../domain/resources.js';
@@ -77,6 +78,8 @@ export class Projector {
   private readonly listeners: Listener[] = [];
   private subscription?: Subscription;
   private saveTimer?: NodeJS.Timeout;
+  /** While the stored read models are refilled from the log (see restore), folded rows are kept here. */
+  private holding = false;
 
   constructor(
     private readonly store: EventStore,
@@ -146,7 +149,7 @@ export class Projector {
     clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     const pending = this.pending;
-    if (!pending.dirty) return;
+    if (!pending.dirty || this.holding) return;
     this.pending = new Pending();
     const batch = {
       revision: this.revision,
@@ -160,6 +163,32 @@ export class Projector {
       requests: pending.requests,
     };
     this.readModels.save(batch, this.onSaveError);
+  }
+
+  /**
+   * Refills the stored read models, emptied after damage was found (ReadModelStore.reset), from the
+   * log up to the revision folded here; memory, which plain reads serve, is untouched. A second
+   * projector folds the log into them while this one goes on folding writes and holds its own saves
+   * back; once the second has reached this one, what this one holds is what the second saved, and
+   * its saves follow on from there. Should it fail (the log unreadable), this one goes on holding,
+   * and `restore` can be called again: the second starts over, and its saves skip what the store
+   * already has.
+   */
+  async restore(): Promise<void> {
+    this.holding = true;
+    const second = new Projector(this.store, this.readModels, this.onSaveError);
+    second.load();
+    // Compared with no wait in between: the apply that reaches this revision is the last.
+    while (second.revision < this.revision) {
+      const maxCount = Math.min(BATCH, this.revision - second.revision);
+      const events = await this.store.readStream(CONFIG_STREAM, { fromRevision: second.revision + 1, maxCount });
+      if (events.length === 0) throw new Error(`the log ends at ${second.revision}, before ${this.revision}`);
+      second.apply(events.map(logged));
+      await nextTurn(); // a long log is read without holding the event loop
+    }
+    second.flush();
+    this.pending = new Pending();
+    this.holding = false;
   }
 
   private saveLater(): void {

@@ -7,7 +7,7 @@ import type { Sealed } from '../domain/shared/fields.js';
 import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState, RecordedKey } from '../domain/state.js';
 import type { EventStore } from '../event-store/port.js';
-import type { ReadModelStore } from '../read-models/port.js';
+import { type ReadModelStore, ReadModelsRebuilding } from '../read-models/port.js';
 import { Audit } from './audit.js';
 import { assertLogHolds } from './checkpoint.js';
 import { Feed, type FeedLimits } from './feed.js';
@@ -37,7 +37,16 @@ export interface ServiceDeps {
   onBackgroundError?: (error: Error) => void;
   /** The live feed's bounds (MAX_SUBSCRIBERS, FEED_MAX_BUFFER_BYTES). */
   feed?: FeedLimits;
+  /** Told when damaged stored read models are set aside, and when their rebuild from the log is saved. */
+  onRepair?: (event: RepairEvent) => void;
 }
+
+export type RepairEvent =
+  | { step: 'started'; reason: string; setAsideAs?: string }
+  | { step: 'done'; events: number; ms: number };
+
+/** How long a rebuild of damaged read models that failed (the log unreadable) waits before it tries again. */
+const REPAIR_RETRY_MS = 1000;
 
 const SYSTEM: Caller = { actor: 'system', requestId: 'genesis' };
 
@@ -69,6 +78,9 @@ export class ConfigService {
   private keyFingerprint?: string;
   private writes?: Writes;
   private tokenTable?: TokenTable;
+  /** The rebuild of damaged stored read models under way (see repair). */
+  private repair?: Promise<void>;
+  private stopped = false;
 
   constructor(private readonly deps: ServiceDeps) {
     this.projector = new Projector(deps.store, deps.readModels, deps.onBackgroundError);
@@ -80,6 +92,39 @@ export class ConfigService {
     );
     this.feed = new Feed(this.audit, deps.feed);
     this.projector.listen(this.feed.publish);
+    deps.readModels.onDamage((reason) => void this.repairStored(reason));
+  }
+
+  /** Whether damaged stored read models are being rebuilt from the log (the instance is then not ready). */
+  get repairing(): boolean {
+    return this.repair !== undefined;
+  }
+
+  /**
+   * Sets the damaged stored read models aside and rebuilds them from the log (Projector.restore),
+   * trying again while the log cannot be read; the change log's questions are answered 503 meanwhile.
+   */
+  private repairStored(reason: string): Promise<void> {
+    this.repair ??= (async () => {
+      const started = performance.now();
+      const setAsideAs = this.deps.readModels.reset();
+      this.deps.onRepair?.({ step: 'started', reason, setAsideAs });
+      for (;;) {
+        try {
+          await this.projector.restore();
+          break;
+        } catch (error) {
+          if (this.stopped) return;
+          this.deps.onBackgroundError?.(error as Error);
+          await new Promise((resolve) => setTimeout(resolve, REPAIR_RETRY_MS));
+        }
+      }
+      this.deps.readModels.rebuilt();
+      this.deps.onRepair?.({ step: 'done', events: this.revision + 1, ms: Math.round(performance.now() - started) });
+    })().finally(() => {
+      this.repair = undefined;
+    });
+    return this.repair;
   }
 
   async start(): Promise<void> {
@@ -95,12 +140,12 @@ export class ConfigService {
     else if (!this.state.secretKey) await this.recordLegacyKey(key);
     // Another instance may have written first, with its own key: this one must be the same.
     assertMatches(key, "this instance's key", this.state.secretKey!);
-    this.startIdentity(key);
+    await this.startIdentity(key);
     this.projector.follow(this.deps.onBackgroundError ?? (() => {}));
   }
 
   /** Tokens and Idempotency-Keys: indexes kept from the log, which need the key to open what is sealed. */
-  private startIdentity(key: Buffer): void {
+  private async startIdentity(key: Buffer): Promise<void> {
     const secrets = this.secrets!;
     this.tokenTable = new TokenTable(() => this.state, secrets);
     this.tokenTable.load();
@@ -108,7 +153,13 @@ export class ConfigService {
     const requests = new RequestLog(secrets, key);
     const since = new Date(this.deps.clock.now().getTime() - WINDOW_MS).toISOString();
     this.projector.flush();
-    requests.load(this.deps.readModels.requestsSince(since));
+    try {
+      requests.load(this.deps.readModels.requestsSince(since));
+    } catch (error) {
+      if (!(error instanceof ReadModelsRebuilding)) throw error;
+      await this.repair;
+      requests.load(this.deps.readModels.requestsSince(since));
+    }
     this.projector.listen(requests.update);
     this.writes = new Writes({
       writer: this.writer,
@@ -151,6 +202,7 @@ export class ConfigService {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     this.feed.closeAll();
     await this.writer.idle();
     await this.projector.stop();

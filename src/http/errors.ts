@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { DomainError } from '../domain/shared/errors.js';
 import { StoreUnavailable } from '../event-store/port.js';
+import { ReadModelsRebuilding } from '../read-models/port.js';
 
 /** Refusals that come from the request itself rather than from a domain rule. */
 export class RequestError extends DomainError {}
@@ -94,6 +95,16 @@ export function errorHandler(logger: Logger) {
               'not known; read the entry, or retry with the same Idempotency-Key'
             : 'the event store cannot be reached; nothing was written';
         return render(ctx, 503, 'unavailable', detail);
+      }
+      if (error instanceof ReadModelsRebuilding) {
+        ctx.set('Retry-After', '5');
+        return render(
+          ctx,
+          503,
+          'unavailable',
+          'the change log and the past are being rebuilt from the event log after damage was found in their ' +
+            'file; nothing was written, and the configuration as it is now is still served',
+        );
       }
       const status = (error as { status?: number; expose?: boolean }).status;
       if (status && status >= 400 && status < 500) {

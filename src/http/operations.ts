@@ -199,6 +199,7 @@ export async function readyz(ctx: Context, service: ConfigService, readiness: Re
   };
   if (readiness.stopping) return notReady('stopping');
   if (service.keyRotated) return notReady('the secret key was rotated: restart this instance with the new key');
+  if (service.repairing) return notReady('rebuilding the stored read models from the log: damage was found in them');
   let head: number;
   try {
     head = await service.storeHead(STORE_TIMEOUT_MS);

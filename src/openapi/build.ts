@@ -41,7 +41,8 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  */
 function secured(operation: OperationObject, access: Access, method: string): OperationObject {
   if (access === 'open') return { ...operation, security: [] };
-  const refusals = problems('Unauthorized', ...(access === 'identified' ? [] : ['Forbidden']));
+  // Any route of the API may need the event store, or the stored read models being rebuilt: 503.
+  const refusals = problems('Unauthorized', ...(access === 'identified' ? [] : ['Forbidden']), 'Unavailable');
   const responses: ResponsesObject = { ...operation.responses, ...refusals };
   const parameters = [...(operation.parameters ?? [])];
   if (WRITES.has(method)) {

@@ -97,7 +97,8 @@ export const PROBLEMS: Record<
     code: 'unavailable',
     description:
       'the event store cannot be reached (nothing was written, unless the detail says the outcome is unknown), ' +
-      'or a limit is reached (the live feed); Retry-After says when to try again',
+      'the stored change log is being rebuilt after damage was found in it, or a limit is reached (the live ' +
+      'feed); Retry-After says when to try again',
     detail: 'the event store cannot be reached; nothing was written',
   },
 };

@@ -81,6 +81,17 @@ export interface AuditReader {
 }
 
 /**
+ * The answer of a stored read model found damaged, from that moment until it is rebuilt from the log
+ * (memory, which the plain reads serve, is never touched): the question can be asked again shortly.
+ */
+export class ReadModelsRebuilding extends Error {
+  constructor() {
+    super('the stored read models were found damaged and are being rebuilt from the log');
+    this.name = 'ReadModelsRebuilding';
+  }
+}
+
+/**
  * Where the read models live between starts, with the log revision they reached. `save` never moves
  * the checkpoint back and ignores what it already holds, so instances sharing one store can all write.
  */
@@ -101,5 +112,20 @@ export interface ReadModelStore extends AuditReader {
   lines(): Iterable<{ table: string; key: string; value: string }>;
   /** The whole-list snapshots kept to answer `listAt` quickly, for replay to check by content. */
   listSnapshots(): Iterable<{ resource: ResourceName; position: number; entries: EntryRecord[] }>;
+  /** What the file's own integrity check finds wrong in its structure (pages, indexes); empty when whole. */
+  integrity(): string[];
+  /**
+   * Hears, once, of damage found while it served (a question, a save): the store answers every
+   * question with ReadModelsRebuilding from then on, until `rebuilt`.
+   */
+  onDamage(listener: (reason: string) => void): void;
+  /**
+   * Sets the damaged read models aside (renamed) and starts empty ones in their place, unless another
+   * instance over the same place did so first. Questions keep the ReadModelsRebuilding answer until
+   * `rebuilt`. Returns the name they were set aside as, if this call did it.
+   */
+  reset(): string | undefined;
+  /** The rebuild after `reset` is saved: questions are answered again. */
+  rebuilt(): void;
   close(): void;
 }

@@ -1,11 +1,18 @@
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ChangeItem, HistoryItem, RequestRow } from '../../../projections/changes.js';
 import { COLLECTION_NAMES, type CollectionName, type ResourceName } from '../../domain/resources.js';
 import type { EntryRecord } from '../../domain/shared/collection.js';
 import { emptyState } from '../../domain/state.js';
 import Database from '../../sqlite/driver.js';
-import type { ChangeQuery, EntryThen, ProjectionBatch, ReadModelStore, StoredSnapshot } from '../port.js';
+import {
+  type ChangeQuery,
+  type EntryThen,
+  type ProjectionBatch,
+  type ReadModelStore,
+  ReadModelsRebuilding,
+  type StoredSnapshot,
+} from '../port.js';
 import { SqliteAudit } from './audit.js';
 import { BulkBatches } from './bulk-batches.js';
 import { SaveThread } from './save-thread.js';
@@ -14,8 +21,22 @@ import { INDEXES, INDEXES_IN_LOG_ORDER, LAYOUT, RETIRED_INDEXES, TABLES } from '
 
 /** SQLite errors that mean the file cannot be used as read models: it is set aside and rebuilt. */
 const DAMAGED = /^SQLITE_(NOTADB|CORRUPT|CANTOPEN|IOERR)/;
+/** Those of them that show damage once the file was opened and read (an I/O error may pass). */
+const DAMAGED_IN_USE = /^SQLITE_(NOTADB|CORRUPT)/;
 
-const isDamage = (error: unknown) => DAMAGED.test((error as { code?: string }).code ?? '');
+const codeOf = (error: unknown) => (error as { code?: string }).code ?? '';
+const isDamage = (error: unknown) => DAMAGED.test(codeOf(error));
+const isDamageInUse = (error: unknown) => DAMAGED_IN_USE.test(codeOf(error));
+
+/** The file a path names, to tell whether another process has set it aside since it was opened. */
+const identity = (path: string) => {
+  try {
+    const { dev, ino } = statSync(path);
+    return `${dev}:${ino}`;
+  } catch {
+    return undefined;
+  }
+};
 
 function statements(db: BetterSqlite3.Database) {
   return {
@@ -38,7 +59,10 @@ const COMPARED: [string, string[], string[]][] = [
 /**
  * Read models in SQLite (`synchronous = NORMAL`: they can always be rebuilt from the log). A file
  * that cannot be opened or read as a database is renamed `<file>.corrupt-<time>` and replaced by an
- * empty one, which the projector then fills from the log; the log is never touched.
+ * empty one, which the projector then fills from the log; the log is never touched. Damage found
+ * later, by a question or a save (SQLITE_CORRUPT, SQLITE_NOTADB), or the file set aside by another
+ * instance, is told to `onDamage` listeners, and every question is answered ReadModelsRebuilding
+ * until the rebuild (see ConfigService.repair) is saved.
  */
 export class SqliteReadModelStore implements ReadModelStore {
   private db!: BetterSqlite3.Database;
@@ -50,6 +74,11 @@ export class SqliteReadModelStore implements ReadModelStore {
   private bulkBatches?: BulkBatches;
   /** Told of every failed save (the store tries it again): the last callback `save` was given. */
   private failed: (error: Error) => void = () => {};
+  /** The file opened (device and inode): another instance that found it damaged renames it. */
+  private opened?: string;
+  private readonly damageListeners: ((reason: string) => void)[] = [];
+  /** Damage was found and not yet repaired: questions are refused. */
+  private damaged = false;
 
   constructor(
     readonly location: string,
@@ -74,7 +103,11 @@ export class SqliteReadModelStore implements ReadModelStore {
     if (this.bulk) this.db.pragma('cache_size = -262144');
     this.db.transaction(() => this.upgrade()).immediate();
     this.sql = statements(this.db);
-    const failed = (error: Error) => this.failed(error);
+    this.opened = this.inUse ? identity(this.location) : undefined;
+    const failed = (error: Error) => {
+      if (isDamageInUse(error)) this.noticeDamage(error.message);
+      this.failed(error);
+    };
     const here = () => new SaveQueue(new Saver(this.db, this.inUse ? this.location : undefined), failed);
     this.saving =
       this.location === ':memory:' ? here() : new SaveThread(this.location, failed, here, this.bulk, this.saveHoldMs);
@@ -119,15 +152,67 @@ export class SqliteReadModelStore implements ReadModelStore {
       return work();
     } catch (error) {
       if (!isDamage(error) || this.location === ':memory:') throw error;
-      this.saving?.close();
-      if (this.db?.open) this.db.close();
-      const setAsideAs = `${this.location}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-      for (const suffix of ['', '-wal', '-shm']) {
-        if (existsSync(this.location + suffix)) renameSync(this.location + suffix, setAsideAs + suffix);
-      }
-      this.onSetAside(setAsideAs, (error as Error).message);
+      this.shut();
+      this.onSetAside(this.setAside(), (error as Error).message);
       this.open();
       return work();
+    }
+  }
+
+  /** Closes the connection and the saving thread, whatever state they are in. */
+  private shut(): void {
+    this.saving?.close();
+    if (this.db?.open) this.db.close();
+  }
+
+  /** Renames the file and its WAL files `<file>.corrupt-<time>`; returns that name. */
+  private setAside(): string {
+    const setAsideAs = `${this.location}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    for (const suffix of ['', '-wal', '-shm']) {
+      if (existsSync(this.location + suffix)) renameSync(this.location + suffix, setAsideAs + suffix);
+    }
+    return setAsideAs;
+  }
+
+  onDamage(listener: (reason: string) => void): void {
+    this.damageListeners.push(listener);
+  }
+
+  private noticeDamage(reason: string): void {
+    if (this.damaged) return;
+    this.damaged = true;
+    for (const listener of this.damageListeners) listener(reason);
+  }
+
+  /** The error a question ends with: damage becomes ReadModelsRebuilding (and is told), others pass. */
+  private translate(error: unknown): unknown {
+    if (!isDamageInUse(error)) return error;
+    this.noticeDamage((error as Error).message);
+    return new ReadModelsRebuilding();
+  }
+
+  reset(): string | undefined {
+    this.damaged = true;
+    this.shut();
+    // Another instance over this file may have set it aside already: the file now in its place is
+    // new, and the rebuilds of both fill it (a save never writes what the file already holds).
+    const setAsideAs = identity(this.location) === this.opened ? this.setAside() : undefined;
+    this.open();
+    return setAsideAs;
+  }
+
+  rebuilt(): void {
+    this.damaged = false;
+  }
+
+  integrity(): string[] {
+    this.settle();
+    try {
+      const found = this.db.pragma('integrity_check', { simple: false }) as { integrity_check: string }[];
+      const problems = found.map((row) => row.integrity_check);
+      return problems.length === 1 && problems[0] === 'ok' ? [] : problems;
+    } catch (error) {
+      return [(error as Error).message];
     }
   }
 
@@ -178,9 +263,13 @@ export class SqliteReadModelStore implements ReadModelStore {
     if (this.saving instanceof SaveThread) this.saving.settle();
   }
 
-  requestsSince(at: string): Iterable<RequestRow> {
+  *requestsSince(at: string): Iterable<RequestRow> {
     this.settle();
-    return this.sql.requestsSince.iterate(at);
+    try {
+      yield* this.sql.requestsSince.iterate(at);
+    } catch (error) {
+      throw this.translate(error);
+    }
   }
 
   /** Resolves once every batch handed over so far is in the file, the event loop going on meanwhile. */
@@ -189,42 +278,62 @@ export class SqliteReadModelStore implements ReadModelStore {
     if (this.saving instanceof SaveThread) await this.saving.caughtUp();
   }
 
-  /** The change log's questions, once the file holds every batch handed over before the question. */
+  /**
+   * The change log's questions, once the file holds every batch handed over before the question;
+   * refused while damage waits for its repair, or when another instance has set the file aside.
+   */
   private async ready(): Promise<SqliteAudit> {
+    if (!this.damaged && this.opened !== undefined && identity(this.location) !== this.opened) {
+      this.noticeDamage(`${this.location} was set aside by another instance`);
+    }
+    if (this.damaged) throw new ReadModelsRebuilding();
     await this.caughtUp();
     return this.audit;
   }
 
-  async history(resource: ResourceName, id: number): Promise<HistoryItem[]> {
-    return (await this.ready()).history(resource, id);
+  /** Asks a question of the file: damage found on the way is told and answered ReadModelsRebuilding. */
+  private async ask<T>(question: (audit: SqliteAudit) => T | Promise<T>): Promise<T> {
+    try {
+      return await question(await this.ready());
+    } catch (error) {
+      throw this.translate(error);
+    }
+  }
+
+  history(resource: ResourceName, id: number): Promise<HistoryItem[]> {
+    return this.ask((audit) => audit.history(resource, id));
   }
 
   async *changes(query: ChangeQuery): AsyncIterable<ChangeItem> {
-    yield* (await this.ready()).changes(query);
+    try {
+      yield* (await this.ready()).changes(query);
+    } catch (error) {
+      throw this.translate(error);
+    }
   }
 
-  async versionOf(resource: ResourceName, id: number, version: number): Promise<EntryRecord | undefined> {
-    return (await this.ready()).versionOf(resource, id, version);
+  versionOf(resource: ResourceName, id: number, version: number): Promise<EntryRecord | undefined> {
+    return this.ask((audit) => audit.versionOf(resource, id, version));
   }
 
-  async entryAt(resource: ResourceName, id: number, position: number): Promise<EntryThen> {
-    return (await this.ready()).entryAt(resource, id, position);
+  entryAt(resource: ResourceName, id: number, position: number): Promise<EntryThen> {
+    return this.ask((audit) => audit.entryAt(resource, id, position));
   }
 
-  async listAt(resource: ResourceName, position: number): Promise<EntryRecord[]> {
-    return (await this.ready()).listAt(resource, position);
+  listAt(resource: ResourceName, position: number): Promise<EntryRecord[]> {
+    return this.ask((audit) => audit.listAt(resource, position));
   }
 
-  async positionAt(time: string): Promise<number> {
-    return (await this.ready()).positionAt(time);
+  positionAt(time: string): Promise<number> {
+    return this.ask((audit) => audit.positionAt(time));
   }
 
-  async timeOf(position: number): Promise<string | undefined> {
-    return (await this.ready()).timeOf(position);
+  timeOf(position: number): Promise<string | undefined> {
+    return this.ask((audit) => audit.timeOf(position));
   }
 
-  async touched(from: number, to: number): Promise<Map<ResourceName, number[]>> {
-    return (await this.ready()).touched(from, to);
+  touched(from: number, to: number): Promise<Map<ResourceName, number[]>> {
+    return this.ask((audit) => audit.touched(from, to));
   }
 
   /**
