@@ -118,6 +118,37 @@ it('a catch-up longer than a page: every change once, in order, then live', asyn
   );
 });
 
+it('a catch-up paced by a slow reader leaves no listener behind on its response', async ({ h }) => {
+  const tags = Array.from({ length: 6000 }, (_, i) => ({ id: i + 1, ...tag(`slow-${i}-${'x'.repeat(40)}`) }));
+  const { token } = await h.service.write.issueToken(
+    { name: 'importer', role: 'admin', secrets: false, expiresAt: null },
+    { actor: 'setup', requestId: 's' },
+  );
+  const imported = await h.request('POST', '/fr/api/import', {
+    body: { format: 'pmacontrol-config/1', resources: { tags } },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  assert.is(imported.status, 200, imported.text);
+  const warnings: string[] = [];
+  const heard = (warning: Error) => warnings.push(warning.name);
+  process.on('warning', heard);
+  try {
+    // A client that reads a little every few milliseconds: the catch-up waits for it many times.
+    const response = await fetch(`${h.url}${STREAM}?after=0`);
+    const reader = response.body!.getReader();
+    let received = '';
+    while (!received.includes(`id: ${h.service.revision + 1}\n`)) {
+      received = (received + new TextDecoder().decode((await reader.read()).value)).slice(-1000);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    await reader.cancel();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(warnings, []);
+  } finally {
+    process.off('warning', heard);
+  }
+});
+
 it('a bad filter is a 400 before the stream starts', async ({ h }) => {
   assert.is((await send(h.url, 'GET', `${STREAM}?resource=widgets`)).status, 400);
   assert.is((await send(h.url, 'GET', `${STREAM}?since=2026-01-01T00:00:00Z`)).status, 400);

@@ -170,7 +170,12 @@ function feedClient(res: ServerResponse): FeedClient {
     drained: () =>
       new Promise((resolve) => {
         if (!open() || res.writableLength === 0) return resolve();
-        res.once('drain', resolve).once('close', resolve);
+        // Whichever comes first removes the other: a catch-up waits here once per page.
+        const done = () => {
+          res.off('drain', done).off('close', done);
+          resolve();
+        };
+        res.on('drain', done).on('close', done);
       }),
     get gone() {
       return !open();
