@@ -21,7 +21,7 @@ import { assertServes, InstanceLock, recordStore } from './data-dir.js';
 import type { EventStore } from './event-store/port.js';
 import { SqliteEventStore } from './event-store/sqlite/store.js';
 import { createHandler } from './http/app.js';
-import { guardConnections } from './http/connections.js';
+import { type GuardedConnections, guardConnections } from './http/connections.js';
 import { hostCheck } from './http/hosts.js';
 import { Metrics, Readiness } from './http/operations.js';
 import { buildOpenApi } from './openapi/build.js';
@@ -258,12 +258,15 @@ export async function openService(
   };
 }
 
-async function listen(config: Config, callback: RequestListener): Promise<Server> {
+async function listen(
+  config: Config,
+  callback: RequestListener,
+): Promise<{ server: Server; connections: GuardedConnections }> {
   const server = createServer(serverOptions(config.http), callback);
-  guardConnections(server, config.http);
+  const connections = guardConnections(server, config.http);
   server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
-  return server;
+  return { server, connections };
 }
 
 type Opener = (ciphertext: string) => string;
@@ -314,7 +317,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   recordStore(config);
   metrics.watch(service);
   const { readiness, validator, handler } = serveHttp(config, logger, service, metrics, openPmaControl);
-  const server = await listen(config, handler);
+  const { server, connections } = await listen(config, handler);
   // The write validators, compiled in the background once listening: not by a client's first write.
   const warming = validator.warm();
   const port = (server.address() as AddressInfo).port;
@@ -332,6 +335,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       service.feed.closeAll(); // live feeds would hold their connections open
       server.closeIdleConnections();
+      connections.closeIdle(); // and those that never sent a request (Node's own list leaves them)
       await closed;
       await service.stop();
       await stores.store.close();

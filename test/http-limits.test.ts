@@ -87,3 +87,35 @@ it('a request body sent a few bytes at a time is cut off by the request timeout'
 });
 
 it.run();
+
+const perClient = suite('a client at its connection cap displaces its own idle connections');
+
+perClient(
+  'silent sockets up to MAX_CONNECTIONS_PER_CLIENT: a request from the same address still gets in',
+  async () => {
+    const service = await spawnService({
+      DATA_DIR: tempDir(),
+      MAX_CONNECTIONS: '50',
+      MAX_CONNECTIONS_PER_CLIENT: '10',
+    });
+    const silent: Watched[] = [];
+    try {
+      const port = Number(new URL(service.url).port);
+      silent.push(...(await Promise.all(Array.from({ length: 10 }, () => open(port)))));
+      await new Promise((r) => setTimeout(r, 100));
+      const health = await fetch(`${service.url}/healthz`, {
+        headers: { connection: 'close' },
+        signal: AbortSignal.timeout(5000),
+      });
+      assert.is(health.status, 200);
+      await Promise.race([Promise.any(silent.map((w) => w.closed)), new Promise((r) => setTimeout(r, 2000))]);
+      const displaced = silent.filter((w) => w.socket.destroyed || w.socket.readyState !== 'open');
+      assert.is(displaced.length, 1, 'the idlest of its own silent sockets made room');
+    } finally {
+      for (const w of silent) w.socket.destroy();
+      await service.stop();
+    }
+  },
+);
+
+perClient.run();

@@ -1,3 +1,4 @@
+import { connect, type Socket } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BASE, send } from './support/harness.js';
@@ -6,6 +7,7 @@ import { spawnService, tempDir } from './support/process.js';
 const it = suite('SIGTERM: not ready at once, drained, every request in flight answered, exit 0');
 
 const CONCURRENT = 300;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 it('300 concurrent POSTs and a SIGTERM among them: all answered, none reset, all recorded', async () => {
   const dataDir = tempDir();
@@ -34,6 +36,28 @@ it('300 concurrent POSTs and a SIGTERM among them: all answered, none reset, all
   } finally {
     await again.stop();
   }
+});
+
+it('a SIGTERM while connections that never sent a request are held: they are closed, the process exits 0', async () => {
+  const service = await spawnService({ DATA_DIR: tempDir() });
+  const { port } = new URL(service.url);
+  const silent = await Promise.all(
+    Array.from(
+      { length: 5 },
+      () =>
+        new Promise<Socket>((resolve) => {
+          const socket = connect(Number(port), '127.0.0.1', () => resolve(socket));
+          socket.on('error', () => {});
+        }),
+    ),
+  );
+  const closed = Promise.all(silent.map((socket) => new Promise((resolve) => socket.once('close', resolve))));
+  const stopped = service.stop();
+  const code = await Promise.race([stopped, pause(15_000).then(() => 'still running after 15 s')]);
+  for (const socket of silent) socket.destroy();
+  await stopped; // once the sockets are gone, whatever the outcome
+  assert.is(code, 0, service.output().slice(-1000));
+  await closed;
 });
 
 it.run();

@@ -16,31 +16,36 @@ interface Held {
   idleSince: number;
 }
 
+/** What the guard gives back: a way to close every connection with no request in flight (a stop). */
+export interface GuardedConnections {
+  closeIdle(): void;
+}
+
 /**
- * Guards the server's connections against clients taking them all: a client address holds at most
- * `maxConnectionsPerClient` (more are closed as they arrive); at `maxConnections`, a new connection
- * takes the place of the one idle longest (no request in flight: a silent socket, a keep-alive one),
- * and is closed only when every connection has a request in flight. So a health check or an
- * ordinary request always gets in past sockets opened and left silent. Live feeds, always in flight,
- * have their own cap below the limit (MAX_SUBSCRIBERS).
+ * Guards the server's connections against clients taking them all. A new connection past a limit
+ * takes the place of the one idle longest (no request in flight: a silent socket, a keep-alive one)
+ * — past `maxConnectionsPerClient`, one of the same client address; past `maxConnections`, any —
+ * and is closed only when every one it could replace has a request in flight. So a health check or
+ * an ordinary request always gets in past sockets opened and left silent, even from the address
+ * that opened them (a load balancer, a NAT). Live feeds, always in flight, have their own cap below
+ * the limit (MAX_SUBSCRIBERS).
  */
-export function guardConnections(server: Server, limits: ConnectionLimits): void {
+export function guardConnections(server: Server, limits: ConnectionLimits): GuardedConnections {
   const held = new Map<Socket, Held>();
   const perClient = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
     const client = socket.remoteAddress ?? '';
-    const count = perClient.get(client) ?? 0;
-    if (count >= limits.maxConnectionsPerClient || (held.size >= limits.maxConnections && !closeIdlest(held))) {
+    const full =
+      ((perClient.get(client) ?? 0) >= limits.maxConnectionsPerClient && !closeIdlest(held, perClient, client)) ||
+      (held.size >= limits.maxConnections && !closeIdlest(held, perClient));
+    if (full) {
       socket.destroy();
       return;
     }
-    perClient.set(client, count + 1);
+    perClient.set(client, (perClient.get(client) ?? 0) + 1);
     held.set(socket, { client, busy: 0, idleSince: performance.now() });
     socket.once('close', () => {
-      held.delete(socket);
-      const left = (perClient.get(client) ?? 1) - 1;
-      if (left === 0) perClient.delete(client);
-      else perClient.set(client, left);
+      if (held.has(socket)) forget(held, perClient, socket);
     });
   });
   server.on('request', (request, response) => {
@@ -52,15 +57,35 @@ export function guardConnections(server: Server, limits: ConnectionLimits): void
       state.idleSince = performance.now();
     });
   });
+  return {
+    // Node's own close stops timing out silent sockets: they would hold the process for ever.
+    closeIdle: () => {
+      for (const [socket, state] of held) if (state.busy === 0) socket.destroy();
+    },
+  };
 }
 
-/** Closes the connection idle longest (no request in flight); false when there is none. */
-function closeIdlest(held: Map<Socket, Held>): boolean {
+/** Takes a connection off the counts. */
+function forget(held: Map<Socket, Held>, perClient: Map<string, number>, socket: Socket): void {
+  const { client } = held.get(socket)!;
+  held.delete(socket);
+  const left = (perClient.get(client) ?? 1) - 1;
+  if (left === 0) perClient.delete(client);
+  else perClient.set(client, left);
+}
+
+/**
+ * Closes the connection idle longest (no request in flight), of `client` if given; false when there
+ * is none. It is taken off the counts at once (its 'close' event comes later).
+ */
+function closeIdlest(held: Map<Socket, Held>, perClient: Map<string, number>, client?: string): boolean {
   let idlest: [Socket, Held] | undefined;
-  for (const entry of held)
-    if (entry[1].busy === 0 && (!idlest || entry[1].idleSince < idlest[1].idleSince)) idlest = entry;
+  for (const entry of held) {
+    if (entry[1].busy > 0 || (client !== undefined && entry[1].client !== client)) continue;
+    if (!idlest || entry[1].idleSince < idlest[1].idleSince) idlest = entry;
+  }
   if (!idlest) return false;
+  forget(held, perClient, idlest[0]);
   idlest[0].destroy();
-  held.delete(idlest[0]);
   return true;
 }
