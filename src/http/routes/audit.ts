@@ -151,7 +151,17 @@ async function* diffPieces(report: DiffReport): AsyncIterable<string> {
 /** How often a comment line is sent while nothing happens (section 8 asks for at least every 15 s). */
 export const KEEP_ALIVE_MS = 15_000;
 
-const eventOf = (item: ChangeItem) => `id: ${item.position}\nevent: change\ndata: ${JSON.stringify(item)}\n\n`;
+/** Each change's event text, made once for all the clients it goes to. */
+const events = new WeakMap<ChangeItem, string>();
+
+function eventOf(item: ChangeItem): string {
+  let text = events.get(item);
+  if (text === undefined) {
+    text = `id: ${item.position}\nevent: change\ndata: ${JSON.stringify(item)}\n\n`;
+    events.set(item, text);
+  }
+  return text;
+}
 
 /**
  * A live client over the response: what it has not read yet is the response's buffer, and cutting
@@ -161,8 +171,8 @@ const eventOf = (item: ChangeItem) => `id: ${item.position}\nevent: change\ndata
 function feedClient(res: ServerResponse): FeedClient {
   const open = () => !res.destroyed && !res.writableEnded;
   return {
-    write: (item) => {
-      if (open()) res.write(eventOf(item));
+    write: (items) => {
+      if (open()) res.write(items.length === 1 ? eventOf(items[0]) : items.map(eventOf).join(''));
     },
     get buffered() {
       return res.writableLength;
