@@ -16,7 +16,7 @@ import { buildOpenApi } from './openapi/build.js';
  * itself, V8 picks up to 300% for a process that allocates as fast as this one does under writes:
  * with 100,000 servers (about 130 MB alive) the heap reached 280-410 MB and the process 408-530 MB.
  * At 50% it stays near 220 MB (the process near 360 MB), with no loss of throughput or start-up time
- * measured (README, Benchmarks). A `--heap-growing-percent` given to node itself wins.
+ * measured (docs/benchmarks.md). A `--heap-growing-percent` given to node itself wins.
  */
 const HEAP_GROWING_PERCENT = 50;
 

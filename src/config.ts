@@ -62,7 +62,7 @@ export interface AccessSettings {
   allowedHosts?: string[];
 }
 
-/** What protects the service from slow and idle clients (see the README, Configuration). */
+/** What protects the service from slow and idle clients (see docs/configuration.md). */
 export interface HttpLimits {
   /** Connections served at once; more are closed as they arrive. */
   maxConnections: number;

@@ -9,7 +9,7 @@ import { type EventStore, logged, type Subscription } from '../event-store/port.
 import type { EntryState, ReadModelStore } from '../read-models/port.js';
 import { eventDigest } from './checkpoint.js';
 
-/** The single stream holding the whole configuration: one consistency boundary (see README). */
+/** The single stream holding the whole configuration: one consistency boundary (see docs/design.md). */
 export const CONFIG_STREAM = 'pmacontrol-config';
 const BATCH = 1000;
 /**
