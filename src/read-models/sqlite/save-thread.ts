@@ -118,18 +118,9 @@ export class SaveThread {
    */
   async caughtUp(): Promise<void> {
     const seq = this.sent;
-    const until = performance.now() + SETTLE_LIMIT_MS;
-    if (!this.inProcess && Atomics.load(this.counters, SAVED) < seq) this.worker.postMessage({ hurry: true });
-    for (;;) {
-      const saved = Atomics.load(this.counters, SAVED);
-      if (this.inProcess || saved >= seq || Atomics.load(this.counters, CLOSED) === 1) break;
-      if (Atomics.load(this.counters, FAILING) === 1) {
-        this.takeFailures();
-        break;
-      }
-      const left = until - performance.now();
-      if (left <= 0) break;
-      const waiting = waitAsync(this.counters, SAVED, saved, Math.min(left, 100));
+    const until = this.hurry(seq);
+    for (let step = this.pending(seq, until); step; step = this.pending(seq, until)) {
+      const waiting = waitAsync(this.counters, SAVED, step.saved, step.ms);
       if (waiting.async) await waiting.value;
     }
     this.forgetSaved();
@@ -140,21 +131,36 @@ export class SaveThread {
    * over, or once the worker has stopped (its 'exit' event, which takes over, comes after).
    */
   private wait(seq: number): void {
-    const until = performance.now() + SETTLE_LIMIT_MS;
-    // Jobs the worker holds for the ones after them: written now, since someone waits for them.
-    if (!this.inProcess && Atomics.load(this.counters, SAVED) < seq) this.worker.postMessage({ hurry: true });
-    for (;;) {
-      const saved = Atomics.load(this.counters, SAVED);
-      if (this.inProcess || saved >= seq || Atomics.load(this.counters, CLOSED) === 1) break;
-      if (Atomics.load(this.counters, FAILING) === 1) {
-        this.takeFailures();
-        break;
-      }
-      const left = until - performance.now();
-      if (left <= 0) break;
-      Atomics.wait(this.counters, SAVED, saved, Math.min(left, 100));
+    const until = this.hurry(seq);
+    for (let step = this.pending(seq, until); step; step = this.pending(seq, until)) {
+      Atomics.wait(this.counters, SAVED, step.saved, step.ms);
     }
     this.forgetSaved();
+  }
+
+  /**
+   * Asks the worker to write at once the jobs it holds for the ones after them, since someone waits
+   * for job `seq`; returns when that wait gives up (SETTLE_LIMIT_MS from now).
+   */
+  private hurry(seq: number): number {
+    if (!this.inProcess && Atomics.load(this.counters, SAVED) < seq) this.worker.postMessage({ hurry: true });
+    return performance.now() + SETTLE_LIMIT_MS;
+  }
+
+  /**
+   * One look at the way to job `seq`: nothing when the wait is over (saved, taken over, the worker
+   * stopped, saves failing — their failures reported — or `until` passed), else the count to wait
+   * on and for how long at most.
+   */
+  private pending(seq: number, until: number): { saved: number; ms: number } | undefined {
+    const saved = Atomics.load(this.counters, SAVED);
+    if (this.inProcess || saved >= seq || Atomics.load(this.counters, CLOSED) === 1) return undefined;
+    if (Atomics.load(this.counters, FAILING) === 1) {
+      this.takeFailures();
+      return undefined;
+    }
+    const left = until - performance.now();
+    return left > 0 ? { saved, ms: Math.min(left, 100) } : undefined;
   }
 
   /**
