@@ -134,18 +134,20 @@ async function* diffPieces(report: DiffReport): AsyncIterable<string> {
   for await (const [name, part] of report.resources) {
     yield `${first ? '' : ','}${JSON.stringify(name)}:{"created":[`;
     first = false;
-    for (let start = 0; start < part.created.length; start += DIFF_PIECE) {
-      const piece = part.created.slice(start, start + DIFF_PIECE).map((entry) => entryJson(name, entry, false));
-      yield `${start > 0 ? ',' : ''}${piece.join(',')}`;
-    }
+    yield* listPieces(part.created, (entry) => entryJson(name, entry, false));
     yield '],"updated":[';
-    for (let start = 0; start < part.updated.length; start += DIFF_PIECE) {
-      const piece = part.updated.slice(start, start + DIFF_PIECE).map((one) => JSON.stringify(one));
-      yield `${start > 0 ? ',' : ''}${piece.join(',')}`;
-    }
+    yield* listPieces(part.updated, (one) => JSON.stringify(one));
     yield `],"deleted":${JSON.stringify(part.deleted)}}`;
   }
   yield '}}';
+}
+
+/** The members of a JSON array, DIFF_PIECE to a piece, with the commas between them. */
+function* listPieces<T>(items: T[], json: (item: T) => string): Iterable<string> {
+  for (let start = 0; start < items.length; start += DIFF_PIECE) {
+    const piece = items.slice(start, start + DIFF_PIECE).map((item) => json(item));
+    yield `${start > 0 ? ',' : ''}${piece.join(',')}`;
+  }
 }
 
 /** How often a comment line is sent while nothing happens (section 8 asks for at least every 15 s). */
