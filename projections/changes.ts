@@ -1,7 +1,8 @@
 import type { Effect } from '../src/domain/evolve.js';
 import { collectionOf } from '../src/domain/resources.js';
-import type { EntryRecord } from '../src/domain/shared/collection.js';
 import type { LoggedEvent } from '../src/domain/shared/types.js';
+import { compiled, member } from '../src/engine/codegen.js';
+import type { EntryRecord } from '../src/engine/table.js';
 
 /**
  * The change log's read models, folded from each event and the entries it changed: one change row per
@@ -64,9 +65,8 @@ const differs = new Map<string, Differ>();
 
 /**
  * The diff of one resource's entries: its declared fields, and the soft-delete flag, compared one
- * after another by a function compiled once per resource (as ajv compiles a schema), in which each
- * field is read by its own name: a loop over the names reads each through a lookup by a key that
- * changes at every turn, four times as slow on a server's 25 fields (a replay diffs every event).
+ * after another by a function compiled once per resource, each field read by its own name
+ * (bench/replay.ts: a replay diffs every event).
  */
 function differOf(resource: string): Differ {
   let differ = differs.get(resource);
@@ -74,14 +74,13 @@ function differOf(resource: string): Differ {
     const declared = collectionOf(resource);
     const fields =
       declared.declaration.deletion === 'soft' ? [...declared.fieldNames, 'is_deleted'] : declared.fieldNames;
-    const steps = fields.map((field, i) => {
-      const key = JSON.stringify(field);
-      return `was = before === undefined ? null : (before[${key}] ?? null);
-        is = after === undefined ? null : (after[${key}] ?? null);
-        if (!same(was, is)) members.push({ field: fields[${i}], before: was, after: is });`;
-    });
-    const body = `return (before, after) => { const members = []; let was, is; ${steps.join('\n')} return members; };`;
-    differ = new Function('same', 'fields', body)(same, fields) as Differ;
+    const steps = fields.map(
+      (field, i) => `was = before === undefined ? null : (${member('before', field)} ?? null);
+        is = after === undefined ? null : (${member('after', field)} ?? null);
+        if (!same(was, is)) members.push({ field: fields[${i}], before: was, after: is });`,
+    );
+    const body = `const members = []; let was, is;\n${steps.join('\n')}\nreturn members;`;
+    differ = compiled<Differ>(['before', 'after'], body, { same, fields });
     differs.set(resource, differ);
   }
   return differ;

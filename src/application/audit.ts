@@ -1,8 +1,8 @@
 import { type ChangeItem, type DiffMember, type HistoryItem, redactDiff } from '../../projections/changes.js';
 import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../domain/resources.js';
-import type { EntryRecord } from '../domain/shared/collection.js';
 import { Deleted, NotFound } from '../domain/shared/errors.js';
 import type { ConfigState } from '../domain/state.js';
+import type { EntryRecord } from '../engine/table.js';
 import { Turns } from '../engine/turns.js';
 import type { AuditReader, ChangeQuery, EntryThen } from '../read-models/port.js';
 

@@ -1,4 +1,4 @@
-import type { EntryRecord } from '../domain/shared/collection.js';
+import type { EntryRecord } from '../engine/table.js';
 
 /** A list request: filters (AND between fields, OR between values of one field), search, order, page. */
 export interface ListQuery {

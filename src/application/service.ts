@@ -1,11 +1,11 @@
 import type { HistoryItem } from '../../projections/changes.js';
 import { genesisEvents } from '../domain/genesis.js';
 import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../domain/resources.js';
-import type { EntryRecord } from '../domain/shared/collection.js';
 import { Deleted, NotFound } from '../domain/shared/errors.js';
 import type { Sealed } from '../domain/shared/fields.js';
 import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState, RecordedKey } from '../domain/state.js';
+import type { EntryRecord } from '../engine/table.js';
 import type { EventStore } from '../event-store/port.js';
 import { type ReadModelStore, ReadModelsRebuilding } from '../read-models/port.js';
 import { Audit } from './audit.js';

@@ -1,10 +1,10 @@
 import { decide } from '../domain/decide.js';
 import { evolve } from '../domain/evolve.js';
 import { type ResourceName, resourceOf } from '../domain/resources.js';
-import { Journal } from '../domain/shared/collection.js';
 import { DomainError, type FieldError, ValidationFailed } from '../domain/shared/errors.js';
 import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
+import { Journal } from '../engine/journal.js';
 import { type PrepareDeps, prepare, type WriteRequest } from './prepare.js';
 
 /** The format name an export carries and an import expects. */

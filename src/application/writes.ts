@@ -8,12 +8,12 @@ import {
   type ResourceName,
   resourceOf,
 } from '../domain/resources.js';
-import type { EntryRecord } from '../domain/shared/collection.js';
 import { Conflict, Deleted, type FieldError, NotFound, ValidationFailed } from '../domain/shared/errors.js';
 import type { Sealed } from '../domain/shared/fields.js';
 import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
 import type { Role } from '../domain/tokens/token.js';
+import type { EntryRecord } from '../engine/table.js';
 import type { Audit } from './audit.js';
 import { prepare, type WriteRequest, type WriteRequestOf } from './prepare.js';
 import type { Idempotency, RecordedResponse, RequestLog } from './requests.js';

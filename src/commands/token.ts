@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import type { ConfigService } from '../application/service.js';
 import { parseDuration } from '../application/tokens.js';
 import type { Caller } from '../application/writer.js';
-import type { EntryRecord } from '../domain/shared/collection.js';
+import type { EntryRecord } from '../engine/table.js';
 import { parseTokenRequest } from '../schemas/tokens.js';
 import { UsageError } from './catalog.js';
 import { withCliService } from './cli-service.js';

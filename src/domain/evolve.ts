@@ -1,17 +1,8 @@
+import { entryOf, stamped } from '../engine/entries.js';
+import type { Journal } from '../engine/journal.js';
 import { type CollectionName, RESOURCE_NAMES, type ResourceName, referencesTo, resourceOf } from './resources.js';
-import type { Journal } from './shared/collection.js';
 import type { Resource } from './shared/declaration.js';
-import {
-  type Apply,
-  change,
-  type Effect,
-  entryOf,
-  existing,
-  FoldError,
-  idOf,
-  nextRevision,
-  stamped,
-} from './shared/effects.js';
+import { type Apply, change, type Effect, existing, FoldError, idOf, nextRevision } from './shared/effects.js';
 import type { LoggedEvent } from './shared/types.js';
 import type { ConfigState } from './state.js';
 import { TOKEN_EVENTS } from './tokens/token.js';

@@ -1,14 +1,14 @@
-import type { ResourceName } from './resources.js';
-import type { Collection, EntryRecord } from './shared/collection.js';
+import type { EntryRecord } from '../engine/table.js';
+import { collectionOf, type ResourceName } from './resources.js';
 import type { Link, Resource } from './shared/declaration.js';
 import { Conflict, Deleted, type FieldError, NotFound, PreconditionFailed } from './shared/errors.js';
 import { type ExpectedVersion, MAX_ID } from './shared/types.js';
-import type { ConfigState } from './state.js';
+import type { Collection, ConfigState } from './state.js';
 
 /** The entry a write applies to: it must exist, not be hard-deleted, and be at an expected version. */
 export function loadForWrite(col: Collection, id: number, expected?: ExpectedVersion): EntryRecord {
   const entry = col.get(id);
-  if (!entry) throw col.tombstone(id) ? new Deleted(col.resource.name, id) : new NotFound(col.resource.name, id);
+  if (!entry) throw col.tombstone(id) ? new Deleted(col.spec.name, id) : new NotFound(col.spec.name, id);
   checkExpected(expected, entry.version);
   return entry;
 }
@@ -20,7 +20,7 @@ export function checkExpected(expected: ExpectedVersion | undefined, version: nu
 
 /** Ids are never reused: an explicit id must never have been taken, else the next one above all used ids. */
 export function allocateId(col: Collection, requested?: number): number {
-  const resource = col.resource.name;
+  const resource = col.spec.name;
   if (requested !== undefined) {
     if (col.get(requested) || col.tombstone(requested))
       throw new Conflict(`${resource} id ${requested} is already used`, { resource, id: requested, fields: ['id'] });
@@ -40,7 +40,7 @@ export function allocateId(col: Collection, requested?: number): number {
 export function checkUnique(col: Collection, next: Record<string, unknown>, id: number, changed: Set<string>): void {
   const taken = col.conflict(next, id, (key) => key.fields.some((field) => changed.has(field)));
   if (!taken) return;
-  const holder = { resource: col.resource.name, id: taken.id, fields: [...taken.key.fields] };
+  const holder = { resource: col.spec.name, id: taken.id, fields: [...taken.key.fields] };
   throw new Conflict(`${taken.key.describe(next)} is already used by id ${taken.id}`, holder);
 }
 
@@ -60,7 +60,7 @@ export function referenceErrors(
     for (const id of fields(link)) {
       const entry = target.get(id as number);
       const field = reportAs ?? link.field;
-      const name = target.resource.declaration.title.toLowerCase();
+      const name = collectionOf(link.reference.target).declaration.title.toLowerCase();
       const missing = reportAs ? 'no longer exists' : 'does not exist';
       if (!entry) errors.push({ field, code: 'unknown_reference', message: `${name} ${id} ${missing}` });
       else if (link.reference.unusable?.when(entry)) {

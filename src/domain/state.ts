@@ -1,5 +1,9 @@
+import { type EntryRecord, Table } from '../engine/table.js';
 import { COLLECTION_NAMES, type CollectionName, collectionOf } from './resources.js';
-import { Collection } from './shared/collection.js';
+import type { UniqueKey } from './shared/declaration.js';
+
+/** One resource's entries in the state, indexed as its declaration says. */
+export type Collection = Table<EntryRecord, UniqueKey>;
 
 /** The fingerprint of the key secrets are sealed under, as the log last recorded it. */
 export interface RecordedKey {
@@ -16,6 +20,6 @@ export interface ConfigState {
 }
 
 export function emptyState(): ConfigState {
-  const collections = Object.fromEntries(COLLECTION_NAMES.map((name) => [name, new Collection(collectionOf(name))]));
+  const collections = Object.fromEntries(COLLECTION_NAMES.map((name) => [name, new Table(collectionOf(name).table)]));
   return { revision: -1, collections: collections as ConfigState['collections'] };
 }

@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ResourceName } from '../domain/resources.js';
-import type { Collection, EntryRecord } from '../domain/shared/collection.js';
-import { ShardedWeakMap } from '../domain/shared/sharded.js';
+import type { Collection } from '../domain/state.js';
+import { ShardedWeakMap } from '../engine/sharded.js';
+import type { EntryRecord } from '../engine/table.js';
 import { pacedBody } from './paced.js';
 import { presentJson } from './present.js';
 

@@ -1,5 +1,6 @@
 import { type ResourceName, resourceOf } from '../domain/resources.js';
-import type { EntryRecord } from '../domain/shared/collection.js';
+import { compiled, literal, member } from '../engine/codegen.js';
+import type { EntryRecord } from '../engine/table.js';
 import { META_FIELDS } from '../schemas/write.js';
 
 type Output = (entry: Record<string, unknown>) => unknown;
@@ -57,23 +58,20 @@ function valueJson(value: unknown): string | undefined {
 }
 
 /**
- * A resource's members written one after another, keys escaped once, compiled once per resource
- * (as ajv compiles a schema): the same text as JSON.stringify(present(entry)) without making the
- * presented object first, about a fifth of the time for a server.
+ * A resource's members written one after another, keys escaped once, compiled once per resource:
+ * the same text as JSON.stringify(present(entry)) without making the presented object first
+ * (bench/http.ts read-one and list).
  */
 function compile(members: [string, Source][]): Serialise {
   let output = 0;
   const steps = members.map(([name, source]) => {
-    const read = 'field' in source ? `entry[${JSON.stringify(name)}]` : `outputs[${output++}](entry)`;
-    const key = JSON.stringify(`${JSON.stringify(name)}:`);
-    return `j = json(${read}); if (j !== undefined) { s += sep + ${key} + j; sep = ','; }`;
+    const read = 'field' in source ? member('entry', name) : `outputs[${output++}](entry)`;
+    return `j = json(${read}); if (j !== undefined) { s += sep + ${literal(`${JSON.stringify(name)}:`)} + j; sep = ','; }`;
   });
-  return new Function(
-    'entry',
-    'outputs',
-    'json',
+  return compiled<Serialise>(
+    ['entry', 'outputs', 'json'],
     `let s = '{', sep = '', j;\n${steps.join('\n')}\nreturn s + '}';`,
-  ) as Serialise;
+  );
 }
 
 /** An entry as clients see it: secrets replaced by `has_*`, read-only fields added, in declaration order. */

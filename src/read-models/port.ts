@@ -1,7 +1,7 @@
 import type { ChangeItem, ChangeRow, HistoryItem, RequestRow, VersionRow } from '../../projections/changes.js';
 import type { CollectionName, ResourceName } from '../domain/resources.js';
-import type { EntryRecord, Tombstone } from '../domain/shared/collection.js';
 import type { ConfigState, RecordedKey } from '../domain/state.js';
+import type { EntryRecord, Tombstone } from '../engine/table.js';
 
 /** The read models as stored: the configuration at a checkpoint, and a digest of the event there. */
 export interface StoredSnapshot {

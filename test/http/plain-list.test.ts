@@ -3,7 +3,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { resourceOf } from '../../src/domain/resources.js';
-import { Collection, type EntryRecord } from '../../src/domain/shared/collection.js';
+import { type EntryRecord, Table } from '../../src/engine/table.js';
+
 import { type ListAnswer, plainList } from '../../src/http/list-body.js';
 import { present } from '../../src/http/present.js';
 import { random } from '../support/random.js';
@@ -47,13 +48,13 @@ async function bytesOf({ body, length }: ListAnswer): Promise<{ text: string; tu
   return { text: whole.toString(), turns };
 }
 
-const expected = (tags: Collection) => ({
+const expected = (tags: Table) => ({
   items: [...tags.values()].sort((a, b) => a.id - b.id).map((entry) => present('tags', entry)),
   total: tags.size,
 });
 
 test('after every kind of change, the plain list is the entries as they are', async () => {
-  const tags = new Collection(resourceOf('tags'));
+  const tags = new Table(resourceOf('tags').table);
   for (let id = 1; id <= 1500; id++) tags.put(id, tag(id, 1));
   const pick = random(3);
   const changes: [string, () => void][] = [
@@ -92,14 +93,14 @@ test('after every kind of change, the plain list is the entries as they are', as
 });
 
 test('a short list is one buffer, kept until the next change', async () => {
-  const tags = new Collection(resourceOf('tags'));
+  const tags = new Table(resourceOf('tags').table);
   for (let id = 1; id <= 3; id++) tags.put(id, tag(id, 1));
   const answer = plainList('tags', tags);
   assert.ok(Buffer.isBuffer(answer.body));
   assert.is(plainList('tags', tags).body, answer.body, 'the same bytes, not made again');
   tags.put(2, tag(2, 2));
   assert.equal(JSON.parse((await bytesOf(plainList('tags', tags))).text), expected(tags));
-  const empty = new Collection(resourceOf('tags'));
+  const empty = new Table(resourceOf('tags').table);
   assert.equal(JSON.parse((await bytesOf(plainList('tags', empty))).text), { items: [], total: 0 });
 });
 

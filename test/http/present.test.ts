@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RESOURCE_NAMES, resourceOf } from '../../src/domain/resources.js';
-import type { EntryRecord } from '../../src/domain/shared/collection.js';
+import type { EntryRecord } from '../../src/engine/table.js';
 import { present, presentJson } from '../../src/http/present.js';
 import { random } from '../support/random.js';
 

@@ -1,14 +1,12 @@
+import type { KeySpec, TableSpec } from '../../engine/table.js';
 import type { FieldError } from './errors.js';
 import type { FieldSpec, JsonSchema, Reference, Sealed } from './fields.js';
-import type { EntryMeta } from './types.js';
 
-/** A value that must not appear twice in a resource, e.g. a server's `name`, or `ip` with `port`. */
-export interface UniqueKey {
-  fields: readonly string[];
-  /** Fields compared case-insensitively. */
-  caseInsensitive?: readonly string[];
-  /** Only these entries take part (tokens: the live ones); all of them when absent. */
-  among?: (entry: Record<string, unknown>) => boolean;
+/**
+ * A value that must not appear twice in a resource, e.g. a server's `name`, or `ip` with `port`
+ * (`among`: only these entries take part, e.g. live tokens).
+ */
+export interface UniqueKey extends KeySpec {
   /** How a 409 names the value, e.g. `server name "db-1"`. */
   describe: (entry: Record<string, unknown>) => string;
 }
@@ -92,9 +90,6 @@ export type InputOf<R extends Resource> = {
   [K in keyof FieldsOf<R>]: FieldsOf<R>[K] extends Sealed ? string : FieldsOf<R>[K];
 };
 
-/** An entry of a resource as the fold keeps it. */
-export type EntryOf<R extends Resource> = FieldsOf<R> & EntryMeta & { is_deleted?: boolean };
-
 /** A reference from one resource's field to another resource. */
 export interface Link {
   from: string;
@@ -113,6 +108,8 @@ export interface Resource<D extends ResourceDeclaration = ResourceDeclaration> {
   readonly shownFields: readonly string[];
   readonly secretFields: readonly string[];
   readonly references: readonly Link[];
+  /** What the state's table of this resource indexes (unique keys, reference fields). */
+  readonly table: TableSpec<UniqueKey>;
   /** The read-only fields of a GET body: `has_<secret>` for each secret, then the declared outputs. */
   readonly outputs: Readonly<Record<string, OutputField>>;
   readonly events: {
@@ -137,6 +134,14 @@ export function defineResource<const D extends ResourceDeclaration>(declaration:
   const entries = Object.entries(declaration.fields) as [string, FieldSpec][];
   const prefix = declaration.title;
   const secrets = entries.filter(([, spec]) => spec.secret).map(([name]) => name);
+  const references = entries
+    .filter(([, spec]) => spec.reference)
+    .map(([name, spec]) => ({
+      from: declaration.name,
+      field: name,
+      many: spec.schema.type === 'array',
+      reference: spec.reference!,
+    }));
   return {
     declaration,
     name: declaration.name,
@@ -144,14 +149,12 @@ export function defineResource<const D extends ResourceDeclaration>(declaration:
     shownFields: entries.filter(([, spec]) => !spec.secret).map(([name]) => name),
     secretFields: secrets,
     outputs: { ...Object.fromEntries(secrets.map((name) => [`has_${name}`, hasSecret(name)])), ...declaration.outputs },
-    references: entries
-      .filter(([, spec]) => spec.reference)
-      .map(([name, spec]) => ({
-        from: declaration.name,
-        field: name,
-        many: spec.schema.type === 'array',
-        reference: spec.reference!,
-      })),
+    references,
+    table: {
+      name: declaration.name,
+      unique: declaration.unique ?? [],
+      referenceFields: references.map((link) => link.field),
+    },
     events: {
       created: `${prefix}Created`,
       updated: `${prefix}Updated`,

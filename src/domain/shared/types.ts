@@ -30,13 +30,6 @@ export interface LoggedEvent extends DomainEvent {
   metadata: EventMetadata;
 }
 
-export interface EntryMeta {
-  id: number;
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
-
 /**
  * The versions a write accepts (from `If-Match`): `any` (`*`), or a list. Undefined: no condition.
  */

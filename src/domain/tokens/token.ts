@@ -1,6 +1,7 @@
+import { entryOf, stamped } from '../../engine/entries.js';
 import { allocateId, checkUnique } from '../guards.js';
 import { defineResource } from '../shared/declaration.js';
-import { type Apply, change, entryOf, existing, FoldError, idOf, stamped } from '../shared/effects.js';
+import { type Apply, change, existing, FoldError, idOf } from '../shared/effects.js';
 import { Deleted, fieldError, NotFound } from '../shared/errors.js';
 import { boolean, oneOf, type Sealed, secret, text } from '../shared/fields.js';
 import type { DomainEvent } from '../shared/types.js';

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { ConfigService } from '../../application/service.js';
 import type { Principal } from '../../application/tokens.js';
-import type { EntryRecord } from '../../domain/shared/collection.js';
+import type { EntryRecord } from '../../engine/table.js';
 import { parseTokenRequest } from '../../schemas/tokens.js';
 import { readJson } from '../body.js';
 import { problemType } from '../errors.js';

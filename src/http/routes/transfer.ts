@@ -4,7 +4,7 @@ import type { ConfigService } from '../../application/service.js';
 import type { Principal } from '../../application/tokens.js';
 import { EXPORT_FORMAT } from '../../application/transfer.js';
 import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../../domain/resources.js';
-import type { EntryRecord } from '../../domain/shared/collection.js';
+import type { EntryRecord } from '../../engine/table.js';
 import { importInto, parseImportDocument } from '../../schemas/import-document.js';
 import type { WriteValidator } from '../../schemas/validator.js';
 import { assertJsonBody } from '../body.js';

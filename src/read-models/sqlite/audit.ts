@@ -11,7 +11,7 @@ import {
   type VersionRow,
 } from '../../../projections/changes.js';
 import type { ResourceName } from '../../domain/resources.js';
-import type { EntryRecord } from '../../domain/shared/collection.js';
+import type { EntryRecord } from '../../engine/table.js';
 import { Turns } from '../../engine/turns.js';
 import type { ChangeQuery, EntryThen } from '../port.js';
 import { WITHOUT_VERSION } from './schema.js';

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { RequestRow } from '../../../projections/changes.js';
-import type { EntryRecord } from '../../domain/shared/collection.js';
+import type { EntryRecord } from '../../engine/table.js';
 import type { EntryState, ProjectionBatch } from '../port.js';
 import { ListCopies } from './list-copies.js';
 import { RowWriter } from './rows.js';

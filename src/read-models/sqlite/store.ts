@@ -2,8 +2,8 @@ import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ChangeItem, HistoryItem, RequestRow } from '../../../projections/changes.js';
 import { COLLECTION_NAMES, type CollectionName, type ResourceName } from '../../domain/resources.js';
-import type { EntryRecord } from '../../domain/shared/collection.js';
 import { emptyState } from '../../domain/state.js';
+import type { EntryRecord } from '../../engine/table.js';
 import Database from '../../sqlite/driver.js';
 import {
   type ChangeQuery,

@@ -1,20 +1,16 @@
 /**
  * A Map or Set that splits itself in SHARDS by key once it holds SPLIT_AT entries. V8 grows a hash
- * table by rehashing it whole, inside the insert that fills it: at 131,072 servers one create
- * rehashed four tables of that size at once (two unique keys, the referrers of one client and of
- * one environment) and held the event loop 150 ms. Split sixteen ways, each growth moves a
- * sixteenth of the entries, and the sixteen happen on inserts far apart. Small tables (most of
- * them) stay one Map. Iteration goes shard by shard: callers that need an order sort.
+ * table by rehashing it whole inside the insert that fills it; split sixteen ways, each growth moves
+ * a sixteenth of the entries, on inserts far apart, so no single write holds the event loop
+ * (bench/http.ts, largest event-loop delay at 100,000 servers). Small tables stay one Map.
+ * Iteration goes shard by shard: callers that need an order sort.
  */
 const SHARDS = 16;
 const SPLIT_AT = 8192;
 /**
- * Numbers go to their shard in runs of 2^RUN_BITS: ids are given in sequence, and by their low
- * bits the sixteen shards filled in step and all grew within the same sixteen inserts (at 131,072
- * servers, a batch of creates rehashed 48 tables of 8,192 entries: 127–143 ms in one turn). In
- * runs, each shard reaches a size 4,096 inserts after the one before it (counted from id 1, the
- * first id given: from 0, the first shard's first run would be one short, and it would reach each
- * size right after the last shard).
+ * Numbers go to their shard in runs of 2^RUN_BITS: ids are given in sequence, and by their low bits
+ * the sixteen shards would fill in step and grow within the same sixteen inserts. In runs, each
+ * shard reaches a size 4,096 inserts after the one before it (counted from id 1, the first id given).
  */
 const RUN_BITS = 12;
 
@@ -83,9 +79,8 @@ export class ShardedMap<K extends number | string, V> {
 }
 
 /**
- * A WeakMap keyed by entries, split by their id in SHARDS from the start (it cannot count its keys):
- * an entry's cached JSON is kept per version of every entry shown, and at 100,000 servers the one
- * table's growth, with the collection of the versions no longer alive, held the event loop 155 ms.
+ * A WeakMap keyed by entries, split by their id in SHARDS from the start (it cannot count its keys),
+ * for the same reason as ShardedMap (bench/http.ts, largest event-loop delay over the lists).
  */
 export class ShardedWeakMap<K extends { id: number }, V> {
   private readonly shards = Array.from({ length: SHARDS }, () => new WeakMap<K, V>());

@@ -6,8 +6,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { EntryRecord } from '../../src/domain/shared/collection.js';
-import { entryOf, stamped } from '../../src/domain/shared/effects.js';
+import { entryOf, stamped } from '../../src/engine/entries.js';
+import type { EntryRecord } from '../../src/engine/table.js';
 
 test('created, patched, replaced and re-sealed servers share one hidden class, with fast properties', async () => {
   const { stdout } = await promisify(execFile)(

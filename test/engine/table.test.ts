@@ -1,7 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { resourceOf } from '../../src/domain/resources.js';
-import { Collection, type EntryRecord, Journal, keyHash } from '../../src/domain/shared/collection.js';
+import { Journal } from '../../src/engine/journal.js';
+import { type EntryRecord, keyHash, Table } from '../../src/engine/table.js';
+
 import { random } from '../support/random.js';
 
 /**
@@ -24,7 +26,7 @@ const fold = (text: string) => text.toLowerCase();
 const address = (e: Record<string, unknown>) => `${fold(e.ip as string)}:${e.port}`;
 
 /** `steps` random changes to `servers`, mirrored in `live` (the model) when they stay. */
-function churn(servers: Collection, live: Map<number, EntryRecord>, steps: number, seed = 7): void {
+function churn(servers: Table, live: Map<number, EntryRecord>, steps: number, seed = 7): void {
   const pick = random(seed);
   const taken = (field: (e: EntryRecord) => string, value: string, self: number) =>
     [...live.values()].some((e) => e.id !== self && field(e) === value);
@@ -59,7 +61,7 @@ function churn(servers: Collection, live: Map<number, EntryRecord>, steps: numbe
 }
 
 test('indexes after 5,000 random changes are those of the final entries', () => {
-  const servers = new Collection(resourceOf('servers'));
+  const servers = new Table(resourceOf('servers').table);
   const live = new Map<number, EntryRecord>();
   churn(servers, live, 5000);
   assert.ok(live.size > 3, `a few entries remain: ${live.size}`);
@@ -94,7 +96,7 @@ test('indexes after 5,000 random changes are those of the final entries', () => 
 // The id order is kept as entries change (in place, at the end, or moved in the middle, then sorted
 // again after too many moves), and an order handed out is a snapshot: later changes copy it first.
 test('the id order follows every change, and an order handed out stays as it was', () => {
-  const servers = new Collection(resourceOf('servers'));
+  const servers = new Table(resourceOf('servers').table);
   const live = new Map<number, EntryRecord>();
   for (let round = 0; round < 600; round++) {
     const handed = servers.inOrder();
@@ -119,7 +121,7 @@ test('the id order follows every change, and an order handed out stays as it was
 });
 
 test('values that share a hash are told apart; case folds as toLowerCase does, past ASCII too', () => {
-  const tags = new Collection(resourceOf('tags'));
+  const tags = new Table(resourceOf('tags').table);
   const [key] = resourceOf('tags').declaration.unique!;
   const tag = (id: number, name: string) =>
     ({
@@ -161,7 +163,7 @@ test('values that share a hash are told apart; case folds as toLowerCase does, p
 });
 
 test('a number and its text are two values of a key', () => {
-  const servers = new Collection(resourceOf('servers'));
+  const servers = new Table(resourceOf('servers').table);
   const server = { id: 1, name: 'one', ip: '10.0.0.1', port: 3306, version: 1, created_at: 'c', updated_at: 'u' };
   servers.put(1, server as EntryRecord);
   assert.is(servers.conflict({ name: 'two', ip: '10.0.0.1', port: 3306 }, -1)?.id, 1);

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ShardedMap, ShardedSet, ShardedWeakMap, shardOf } from '../../src/domain/shared/sharded.js';
+import { ShardedMap, ShardedSet, ShardedWeakMap, shardOf } from '../../src/engine/sharded.js';
 import { random } from '../support/random.js';
 
 /**

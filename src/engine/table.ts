@@ -1,6 +1,13 @@
-import type { Resource, UniqueKey } from './declaration.js';
+import type { Journal } from './journal.js';
 import { ShardedMap, ShardedSet } from './sharded.js';
-import type { EntryMeta } from './types.js';
+
+/** What every stored entry has, whatever its table. */
+export interface EntryMeta {
+  id: number;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
 
 export type EntryRecord = EntryMeta & Record<string, unknown>;
 
@@ -11,23 +18,20 @@ export interface Tombstone {
   created_at: string;
 }
 
-/** Undo steps of tentative changes, run backwards by `rollback`. */
-export class Journal {
-  private readonly steps: (() => void)[] = [];
+/** A value that must not appear twice in a table: one field, or several together. */
+export interface KeySpec {
+  fields: readonly string[];
+  /** Fields compared case-insensitively. */
+  caseInsensitive?: readonly string[];
+  /** Only these entries take part; all of them when absent. */
+  among?: (entry: Record<string, unknown>) => boolean;
+}
 
-  record(step: () => void): void {
-    this.steps.push(step);
-  }
-
-  /** Where the journal is now, to undo only what comes after it. */
-  mark(): number {
-    return this.steps.length;
-  }
-
-  rollback(to = 0): void {
-    for (let i = this.steps.length - 1; i >= to; i--) this.steps[i]();
-    this.steps.length = to;
-  }
+/** What a table must index: its name (for messages), its unique keys, and the fields holding ids of other entries. */
+export interface TableSpec<K extends KeySpec = KeySpec> {
+  name: string;
+  unique: readonly K[];
+  referenceFields: readonly string[];
 }
 
 const FNV_OFFSET = 0x811c9dc5;
@@ -50,14 +54,14 @@ function beyondAscii(text: string): boolean {
 }
 
 /**
- * A 30-bit hash of one entry's value of a unique key (a small integer: V8 keeps it in the hash
- * table itself, where a text key is a pointer to follow and compare, and had to be built first).
+ * A 30-bit hash of one entry's value of a unique key: a small integer, which V8 keeps in the hash
+ * table itself, where a text key would have to be built, followed and compared (bench/http.ts create).
  * Equal values as `sameKey` sees them hash alike: a string by its characters (lower-cased where
  * the key ignores case: ASCII folded in place, other text through toLowerCase), anything else as
  * JSON, each behind a different tag so that "1" and 1 differ. Different values may share a hash:
  * the index compares the entries themselves.
  */
-export function keyHash(key: UniqueKey, entry: Record<string, unknown>): number {
+export function keyHash(key: KeySpec, entry: Record<string, unknown>): number {
   let h = FNV_OFFSET;
   for (const field of key.fields) {
     const value = entry[field];
@@ -73,7 +77,7 @@ export function keyHash(key: UniqueKey, entry: Record<string, unknown>): number 
 }
 
 /** Whether two entries have the same value of a unique key (what `keyHash` hashes alike). */
-function sameKey(key: UniqueKey, a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+function sameKey(key: KeySpec, a: Record<string, unknown>, b: Record<string, unknown>): boolean {
   for (const field of key.fields) {
     const [x, y] = [a[field], b[field]];
     if (x === y) continue;
@@ -89,11 +93,11 @@ function sameKey(key: UniqueKey, a: Record<string, unknown>, b: Record<string, u
  * have one id; two when values collide, or when an older log holds the same value twice (the first
  * holder then stays first, as its entries were indexed).
  */
-class UniqueIndex {
+class UniqueIndex<K extends KeySpec> {
   private readonly ids = new ShardedMap<number, number | number[]>();
 
   constructor(
-    readonly key: UniqueKey,
+    readonly key: K,
     /** The entry as indexed, to compare values that share a hash. */
     private readonly entryOf: (id: number) => Record<string, unknown> | undefined,
   ) {}
@@ -143,22 +147,21 @@ class UniqueIndex {
 }
 
 /**
- * One resource's entries, with the indexes its rules need (unique values, who references whom) kept
+ * One table's entries, with the indexes its spec asks for (unique values, who references whom) kept
  * up to date by `put`, the only way to change it. Entries are never mutated: `put` replaces them.
  */
-export class Collection<E extends EntryRecord = EntryRecord> {
+export class Table<E extends EntryRecord = EntryRecord, K extends KeySpec = KeySpec> {
   private readonly byId = new ShardedMap<number, E>();
   private readonly tombstones = new Map<number, Tombstone>();
   private highest = 0;
-  private readonly uniques: UniqueIndex[];
+  private readonly uniques: UniqueIndex<K>[];
   /** Field → referenced id → ids of the entries that reference it. */
   private readonly referrers = new Map<string, Map<number, ShardedSet>>();
   /**
-   * The entries in ascending id order, kept as they change: a list at 100,000 servers rebuilt it
-   * from the ids at every request (50 ms), and sorted them again after every write first (an undone
-   * tentative write marked it stale). Shared with the callers of `inOrder` until the next change,
-   * which copies it first (`owned`). A change it cannot follow cheaply marks it stale (`sorted`),
-   * and the next `inOrder` sorts it again.
+   * The entries in ascending id order, kept as they change so that a list needs no sort
+   * (bench/http.ts list). Shared with the callers of `inOrder` until the next change, which copies
+   * it first (`owned`); a change it cannot follow cheaply marks it stale (`sorted`), and the next
+   * `inOrder` sorts it again.
    */
   private order: E[] = [];
   private sorted = true;
@@ -167,9 +170,9 @@ export class Collection<E extends EntryRecord = EntryRecord> {
   private moves = 0;
   private changes = 0;
 
-  constructor(readonly resource: Resource) {
-    this.uniques = (resource.declaration.unique ?? []).map((key) => new UniqueIndex(key, (id) => this.byId.get(id)));
-    for (const link of resource.references) this.referrers.set(link.field, new Map());
+  constructor(readonly spec: TableSpec<K>) {
+    this.uniques = spec.unique.map((key) => new UniqueIndex(key, (id) => this.byId.get(id)));
+    for (const field of spec.referenceFields) this.referrers.set(field, new Map());
   }
 
   get(id: number): E | undefined {
@@ -217,8 +220,8 @@ export class Collection<E extends EntryRecord = EntryRecord> {
   conflict(
     candidate: Record<string, unknown>,
     self: number,
-    only: (key: UniqueKey) => boolean = () => true,
-  ): { id: number; key: UniqueKey } | undefined {
+    only: (key: K) => boolean = () => true,
+  ): { id: number; key: K } | undefined {
     for (const index of this.uniques) {
       if (!only(index.key)) continue;
       const id = index.holder(candidate, self);
@@ -362,8 +365,8 @@ const MAX_MOVES = 64;
 /**
  * Where the entry with `id` is, or would go, in entries sorted by id. Ids are distinct integers, so
  * it is at most `id - first` places from the start and at least `last - id` places from the end:
- * where no id was skipped those meet, and no entry is read (at 100,000 servers a bisection read 17,
- * scattered in memory, three times per PATCH). Otherwise a bisection between the two.
+ * where no id was skipped those meet and no entry is read, otherwise a bisection between the two
+ * (bench/http.ts patch at 100,000 servers).
  */
 function positionOf(order: readonly EntryRecord[], id: number): number {
   const length = order.length;
