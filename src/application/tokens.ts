@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Sealed } from '../domain/shared/fields.js';
 import type { ConfigState } from '../domain/state.js';
-import type { Role } from '../domain/tokens/token.js';
+import type { Role } from '../domain/tokens/resource.js';
 import type { EntryRecord } from '../engine/table.js';
 import type { Projected } from './projector.js';
 import type { SecretBox } from './secrets.js';

@@ -12,7 +12,7 @@ import { Conflict, Deleted, type FieldError, NotFound, ValidationFailed } from '
 import type { Sealed } from '../domain/shared/fields.js';
 import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
-import type { Role } from '../domain/tokens/token.js';
+import type { Role } from '../domain/tokens/resource.js';
 import type { EntryRecord } from '../engine/table.js';
 import type { Audit } from './audit.js';
 import { prepare, type WriteRequest, type WriteRequestOf } from './prepare.js';
@@ -322,7 +322,9 @@ export class Writes {
   issueToken(request: NewToken, caller: Caller, once?: OnceOptions<IssuedToken>) {
     const token = generateToken();
     const digest = this.deps.secrets.seal(tokenDigest(token));
-    const decideOn: Decide = (state) => decide({ kind: 'issueToken', ...request, digest }, state);
+    const { name, role, secrets, expiresAt } = request;
+    const fields = { name, role, secrets, expires_at: expiresAt, digest, revoked_at: null };
+    const decideOn: Decide = (state) => decide({ kind: 'create', resource: 'tokens', fields }, state);
     const answer: Answer<IssuedToken> = (state, effects) => ({
       token,
       entry: state.collections.tokens.get(effects[0].id)!,
@@ -334,7 +336,10 @@ export class Writes {
   revokeToken(id: number, caller: Caller): Promise<EntryRecord>;
   revokeToken(id: number, caller: Caller, once: OnceOptions<EntryRecord>): Promise<Once>;
   revokeToken(id: number, caller: Caller, once?: OnceOptions<EntryRecord>) {
-    const decideOn: Decide = (state) => decide({ kind: 'revokeToken', id }, state);
+    const decideOn: Decide = (state) => {
+      const fields = { revoked_at: this.deps.clock.now().toISOString() };
+      return decide({ kind: 'patch', resource: 'tokens', id, fields }, state);
+    };
     const answer: Answer<EntryRecord> = (state) => state.collections.tokens.get(id)!;
     return once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
   }

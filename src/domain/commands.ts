@@ -1,18 +1,17 @@
-import type { RESOURCES, ResourceName } from './resources.js';
+import type { COLLECTIONS, CollectionName, RESOURCES, ResourceName } from './resources.js';
 import type { FieldsOf, InputOf } from './shared/declaration.js';
 import type { ExpectedVersion } from './shared/types.js';
-import type { TokenCommand } from './tokens/token.js';
 
-/** A resource's field values as a command carries them: checked, defaults applied, secrets sealed. */
-export type Fields<R extends ResourceName = ResourceName> = FieldsOf<(typeof RESOURCES)[R]>;
+/** A collection's field values as a command carries them: checked, defaults applied, secrets sealed. */
+export type Fields<R extends CollectionName = ResourceName> = FieldsOf<(typeof COLLECTIONS)[R]>;
 
 /** What a client sent, checked against the resource's schema: secrets still in plain text. */
 export type Input<R extends ResourceName = ResourceName> = InputOf<(typeof RESOURCES)[R]>;
 
-type Of<R extends ResourceName, C> = C & { resource: R };
+type Of<R extends CollectionName, C> = C & { resource: R };
 
 /** Commands on one resource's entries; ids and values arrive in the command, the decider adds nothing. */
-export type EntryCommandOf<R extends ResourceName> =
+export type EntryCommandOf<R extends CollectionName> =
   | Of<R, { kind: 'create'; id?: number; fields: Fields<R> }>
   /** `fields` is complete (defaults applied); a secret left undefined keeps its stored value. */
   | Of<R, { kind: 'replace'; id: number; fields: Fields<R>; expected?: ExpectedVersion }>
@@ -34,6 +33,8 @@ export type EntryCommandOf<R extends ResourceName> =
       }
     >;
 
-export type EntryCommand = { [R in ResourceName]: EntryCommandOf<R> }[ResourceName];
+/** Commands on the entries of any collection: the configuration's resources and the tokens. */
+export type Command = { [R in CollectionName]: EntryCommandOf<R> }[CollectionName];
 
-export type Command = EntryCommand | TokenCommand;
+/** Commands on the configuration's resources (what clients send to /config). */
+export type EntryCommand = { [R in ResourceName]: EntryCommandOf<R> }[ResourceName];

@@ -1,8 +1,8 @@
 import { withId } from '../engine/entries.js';
 import type { EntryRecord } from '../engine/table.js';
-import type { Command, EntryCommand } from './commands.js';
+import type { Command } from './commands.js';
 import { addedIds, allocateId, checkExpected, checkUnique, heldIds, loadForWrite, referenceErrors } from './guards.js';
-import { type ResourceName, referencesTo, resourceOf } from './resources.js';
+import { type CollectionName, collectionOf, referencesTo } from './resources.js';
 import type { Resource } from './shared/declaration.js';
 import {
   DeleteGuarded,
@@ -15,9 +15,8 @@ import {
 } from './shared/errors.js';
 import type { DomainEvent } from './shared/types.js';
 import type { ConfigState } from './state.js';
-import { decideToken } from './tokens/token.js';
 
-type Of<K extends EntryCommand['kind']> = Extract<EntryCommand, { kind: K }>;
+type Of<K extends Command['kind']> = Extract<Command, { kind: K }>;
 type Values = Record<string, unknown>;
 
 const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
@@ -27,10 +26,12 @@ function changedFields(resource: Resource, next: Values, before?: Values): Set<s
   return new Set(resource.fieldNames.filter((field) => !before || !same(next[field], before[field])));
 }
 
-/** Unique values and the references of the changed fields, for an entry as it would become. */
+/** The resource's own rule, unique values and the references of the changed fields, for an entry as it would become. */
 function checkEntry(state: ConfigState, resource: Resource, next: Values, id: number, before?: Values): void {
+  const refused = resource.declaration.refuse?.(next);
+  if (refused) throw new ValidationFailed([refused]);
   const changed = changedFields(resource, next, before);
-  checkUnique(state.collections[resource.name as ResourceName], next, id, changed);
+  checkUnique(state.collections[resource.name as CollectionName], next, id, changed);
   const errors = referenceErrors(state, resource, (link) =>
     changed.has(link.field) ? addedIds(link, next, before) : [],
   );
@@ -41,7 +42,7 @@ function checkEntry(state: ConfigState, resource: Resource, next: Values, id: nu
 const createdData = (resource: Resource, id: number, fields: Values): Values => withId(id, resource.fieldNames, fields);
 
 function decideCreate(command: Of<'create'>, state: ConfigState): DomainEvent[] {
-  const resource = resourceOf(command.resource);
+  const resource = collectionOf(command.resource);
   const id = allocateId(state.collections[command.resource], command.id);
   const fields = command.fields as Values;
   checkEntry(state, resource, fields, id);
@@ -56,15 +57,15 @@ function restoreErrors(state: ConfigState, resource: Resource, next: Values): vo
 
 /** PUT and PATCH: the entry as it would become, compared field by field; no difference, no event. */
 function decideChange(command: Of<'replace'> | Of<'patch'>, state: ConfigState): DomainEvent[] {
-  const resource = resourceOf(command.resource);
+  const resource = collectionOf(command.resource);
   const current = loadForWrite(state.collections[command.resource], command.id, command.expected);
   const restoring = command.kind === 'patch' && command.restore === true && current.is_deleted === true;
   const changes: Values = {};
   for (const [field, value] of Object.entries(command.fields as Values)) {
     // Undefined: PATCH did not send it, or PUT left out a secret (it keeps its stored value).
-    if (value !== undefined && resource.fieldNames.includes(field) && !same(value, current[field])) {
-      changes[field] = value;
-    }
+    if (value === undefined || !resource.fieldNames.includes(field) || same(value, current[field])) continue;
+    if (resource.declaration.fields[field].setOnce && current[field] != null) continue;
+    changes[field] = value;
   }
   const next = { ...current, ...changes };
   if (restoring) restoreErrors(state, resource, next);
@@ -77,10 +78,10 @@ function decideChange(command: Of<'replace'> | Of<'patch'>, state: ConfigState):
 /** The entries that stop a hard delete, as the references to this resource declare. */
 function dependents(state: ConfigState, resource: Resource, id: number): Dependent[] {
   const found: Dependent[] = [];
-  for (const link of referencesTo(resource.name as ResourceName)) {
+  for (const link of referencesTo(resource.name as CollectionName)) {
     const policy = link.reference.whenTargetDeleted;
     if (policy === 'remove') continue;
-    const col = state.collections[link.from as ResourceName];
+    const col = state.collections[link.from as CollectionName];
     for (const referrer of col.referencing(link.field, id)) {
       if (policy === 'refuse' || !col.get(referrer)?.is_deleted) found.push({ resource: link.from, id: referrer });
     }
@@ -89,7 +90,7 @@ function dependents(state: ConfigState, resource: Resource, id: number): Depende
 }
 
 function decideDelete(command: Of<'delete'>, state: ConfigState): DomainEvent[] {
-  const resource = resourceOf(command.resource);
+  const resource = collectionOf(command.resource);
   const entry = loadForWrite(state.collections[command.resource], command.id, command.expected);
   const event = { type: resource.events.deleted, data: { id: entry.id } };
   if (resource.declaration.deletion === 'soft') return entry.is_deleted ? [] : [event];
@@ -103,7 +104,7 @@ function decideDelete(command: Of<'delete'>, state: ConfigState): DomainEvent[] 
 
 /** The entry becomes what it was at a version it had, under every rule of a PUT (and of a restore). */
 function decideRevert(command: Of<'revert'>, state: ConfigState): DomainEvent[] {
-  const resource = resourceOf(command.resource);
+  const resource = collectionOf(command.resource);
   const col = state.collections[command.resource];
   const current: EntryRecord | undefined = col.get(command.id);
   if (!current && !col.tombstone(command.id)) throw new NotFound(resource.name, command.id);
@@ -140,9 +141,6 @@ export function decide(command: Command, state: ConfigState): DomainEvent[] {
       return decideDelete(command, state);
     case 'revert':
       return decideRevert(command, state);
-    case 'issueToken':
-    case 'revokeToken':
-      return decideToken(command, state);
     default:
       return assertNever(command);
   }

@@ -1,16 +1,15 @@
 import { entryOf, stamped } from '../engine/entries.js';
 import type { Journal } from '../engine/journal.js';
-import { type CollectionName, RESOURCE_NAMES, type ResourceName, referencesTo, resourceOf } from './resources.js';
+import { COLLECTION_NAMES, type CollectionName, collectionOf, referencesTo } from './resources.js';
 import type { Resource } from './shared/declaration.js';
 import { type Apply, change, type Effect, existing, FoldError, idOf, nextRevision } from './shared/effects.js';
 import type { LoggedEvent } from './shared/types.js';
 import type { ConfigState } from './state.js';
-import { TOKEN_EVENTS } from './tokens/token.js';
 import { upcast } from './upcast.js';
 
 function created(resource: Resource): Apply {
   return (state, event, journal) => {
-    const col = state.collections[resource.name as ResourceName];
+    const col = state.collections[resource.name as CollectionName];
     const id = idOf(event);
     if (col.get(id) || col.tombstone(id))
       throw new FoldError(`${event.type} for ${resource.name}/${id}, which already exists`);
@@ -23,7 +22,7 @@ function created(resource: Resource): Apply {
 
 function updated(resource: Resource): Apply {
   return (state, event, journal) => {
-    const col = state.collections[resource.name as ResourceName];
+    const col = state.collections[resource.name as CollectionName];
     const changes = event.data.changes as Record<string, unknown>;
     return [change(col, idOf(event), stamped(existing(col, event), changes, event.metadata.at), journal)];
   };
@@ -32,7 +31,7 @@ function updated(resource: Resource): Apply {
 /** A soft delete flags the entry; a hard delete removes it and changes the entries that referenced it. */
 function deleted(resource: Resource): Apply {
   return (state, event, journal) => {
-    const col = state.collections[resource.name as ResourceName];
+    const col = state.collections[resource.name as CollectionName];
     const entry = existing(col, event);
     if (resource.declaration.deletion === 'soft') {
       return [change(col, entry.id, stamped(entry, { is_deleted: true }, event.metadata.at), journal)];
@@ -47,8 +46,8 @@ function deleted(resource: Resource): Apply {
 /** What deleting `target/id` does to the entries that reference it, as their declarations say. */
 function cascade(state: ConfigState, target: Resource, id: number, event: LoggedEvent, journal?: Journal): Effect[] {
   const effects: Effect[] = [];
-  for (const link of referencesTo(target.name as ResourceName)) {
-    const col = state.collections[link.from as ResourceName];
+  for (const link of referencesTo(target.name as CollectionName)) {
+    const col = state.collections[link.from as CollectionName];
     const policy = link.reference.whenTargetDeleted;
     for (const referrer of [...col.referencing(link.field, id)].sort((a, b) => a - b)) {
       const entry = col.get(referrer)!;
@@ -65,7 +64,7 @@ function cascade(state: ConfigState, target: Resource, id: number, event: Logged
 
 function restored(resource: Resource): Apply {
   return (state, event, journal) => {
-    const col = state.collections[resource.name as ResourceName];
+    const col = state.collections[resource.name as CollectionName];
     return [change(col, idOf(event), stamped(existing(col, event), { is_deleted: false }, event.metadata.at), journal)];
   };
 }
@@ -73,7 +72,7 @@ function restored(resource: Resource): Apply {
 /** The entry becomes what it was at `to_version`, also after a hard delete; its version counts on. */
 function reverted(resource: Resource): Apply {
   return (state, event, journal) => {
-    const col = state.collections[resource.name as ResourceName];
+    const col = state.collections[resource.name as CollectionName];
     const id = idOf(event);
     const current = col.get(id);
     const tombstone = col.tombstone(id);
@@ -118,12 +117,8 @@ const TABLE = new Map<string, Apply>([
   ['SecretsResealed', secretsResealed],
 ]);
 const RESOURCE_OF_EVENT = new Map<string, CollectionName>();
-for (const [type, apply] of Object.entries(TOKEN_EVENTS)) {
-  TABLE.set(type, apply);
-  RESOURCE_OF_EVENT.set(type, 'tokens');
-}
-for (const name of RESOURCE_NAMES) {
-  const resource = resourceOf(name);
+for (const name of COLLECTION_NAMES) {
+  const resource = collectionOf(name);
   const { events } = resource;
   const handlers: [string, Apply][] = [
     [events.created, created(resource)],
@@ -140,8 +135,6 @@ for (const name of RESOURCE_NAMES) {
 
 /** The collection whose entry an event is about (its `data.id`), or undefined for events about no entry. */
 export const resourceOfEvent = (type: string): CollectionName | undefined => RESOURCE_OF_EVENT.get(type);
-
-export const isKnownEvent = (type: string): boolean => TABLE.has(type);
 
 /**
  * Folds one event into the state (upcast first) and says which entries it changed. With a journal,

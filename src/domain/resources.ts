@@ -6,7 +6,7 @@ import type { Link, Resource } from './shared/declaration.js';
 import { sshKeys } from './ssh-keys/resource.js';
 import { storageAreas } from './storage-areas/resource.js';
 import { tags } from './tags/resource.js';
-import { tokens } from './tokens/token.js';
+import { tokens } from './tokens/resource.js';
 
 /** Every configuration resource, in the order lists and documents show them. */
 export const RESOURCES = {

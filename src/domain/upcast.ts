@@ -6,7 +6,7 @@ import { EVENT_SCHEMA, type LoggedEvent } from './shared/types.js';
  *
  * How to evolve events (also in ARCHITECTURE.md):
  * - A new event type needs a new entry in the fold's table; old logs simply do not contain it.
- * - A new field in an event's data needs a default here for the events written before it.
+ * - A new field in an event's data needs a default here (DEFAULTS) for the events written before it.
  * - A change of meaning raises EVENT_SCHEMA and adds a step here from the version before.
  */
 type Step = (event: LoggedEvent) => LoggedEvent;
@@ -18,8 +18,21 @@ const STEPS: Record<number, Step> = {
   1: (event) => (CASCADE_RECORDED.has(event.type) ? { ...event, data: { ...event.data, cascade: 'recorded' } } : event),
 };
 
+/**
+ * Fields added to an event type's data, and their value in the events written before them: tokens
+ * are issued and revoked through the generic creation and update, whose data holds every field
+ * (`revoked_at`) and the changes (`changes.revoked_at`, the time of the revocation).
+ */
+const DEFAULTS: Record<string, Step> = {
+  TokenIssued: (event) =>
+    'revoked_at' in event.data ? event : { ...event, data: { ...event.data, revoked_at: null } },
+  TokenRevoked: (event) =>
+    'changes' in event.data ? event : { ...event, data: { ...event.data, changes: { revoked_at: event.metadata.at } } },
+};
+
 export function upcast(event: LoggedEvent): LoggedEvent {
   let current = event;
   for (let version = event.metadata.schema ?? 1; version < EVENT_SCHEMA; version++) current = STEPS[version](current);
-  return current;
+  const fill = DEFAULTS[current.type];
+  return fill ? fill(current) : current;
 }

@@ -12,7 +12,7 @@ import { errorHandler, methodNotAllowed, misdirected, unknownResource, unknownRo
 import { withFastReads } from './fast-read.js';
 import { type HostCheck, hostCheck } from './hosts.js';
 import { type Access, authorize, identify } from './identity.js';
-import { accessLog, cors, hardening, requestContext, trailingSlash } from './middleware.js';
+import { accessLog, cors, hardening, nameResource, requestContext, trailingSlash } from './middleware.js';
 import { healthz, Metrics, metrics, Readiness, readyz } from './operations.js';
 import { refuseQuery } from './request.js';
 import { changeStream, changes, diff, KEEP_ALIVE_MS } from './routes/audit.js';
@@ -115,8 +115,7 @@ function routes(deps: ResolvedDeps): Router {
   router.param('resource', (resource, ctx, next) => {
     if (!isResourceName(resource)) throw unknownResource(resource);
     ctx.state.resource = resource;
-    const matched = ctx as Context & { _matchedRoute?: string };
-    matched._matchedRoute = matched._matchedRoute?.replace(':resource', resource);
+    nameResource(ctx, resource);
     return next();
   });
   for (const [kind, method, suffix, access] of SHAPES) {

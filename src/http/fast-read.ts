@@ -3,17 +3,17 @@ import type { Logger } from 'pino';
 import type { ConfigService } from '../application/service.js';
 import type { AccessSettings } from '../config.js';
 import { isResourceName } from '../domain/resources.js';
-import { MAX_ID } from '../domain/shared/types.js';
-import type { Role } from '../domain/tokens/token.js';
+import type { Role } from '../domain/tokens/resource.js';
+import { entryRead, entryRoute } from './entry-read.js';
 import type { HostCheck } from './hosts.js';
 import { authorize, identifyBy } from './identity.js';
-import { HARDENING_HEADERS, logRequest, requestIdOf } from './middleware.js';
+import { edgeHeaders, logRequest, requestIdOf } from './middleware.js';
 import type { Metrics, Readiness } from './operations.js';
-import { entryBody, etag } from './routes/config-writes.js';
+import { isCanonicalId } from './request.js';
 import { CONFIG_BASE, SHAPES } from './routes/descriptors.js';
 
-/** `GET /fr/api/config/{resource}/{id}` as the router matches it, without a query and with a canonical id. */
-const READ = new RegExp(`^${CONFIG_BASE}/([a-z-]+)/([1-9][0-9]{0,15})$`);
+/** `GET /fr/api/config/{resource}/{id}` as the router matches it, without a query. */
+const READ = new RegExp(`^${CONFIG_BASE}/([a-z-]+)/([^/?]+)$`);
 const READ_ACCESS = SHAPES.find(([kind]) => kind === 'read')![3];
 
 export interface FastReadDeps {
@@ -30,9 +30,10 @@ export interface FastReadDeps {
  * Reading one entry is the call clients make most, and most of its cost was Koa's: the context,
  * seven middleware and the router, around a lookup in memory. The plain case is answered here,
  * before Koa: a GET of an entry that exists, with no query, no `If-None-Match`, no CORS to answer
- * (none configured) and a caller allowed to read. The answer is the one the Koa route gives, byte
- * for byte (same headers in the same order, same body), with the same access-log line and metrics;
- * `test/http/fast-read.test.ts` holds the two side by side. Every other request, and any request
+ * (none configured) and a caller allowed to read. This module only decides that a request is such
+ * a read: its answer is `entryRead` (entry-read.ts) after `edgeHeaders`, as the Koa route sends it,
+ * with the same access-log line and metrics; `test/http/fast-read.test.ts` holds the two side by
+ * side (bench/http.ts read-one and mixed). Every other request, and any request
  * the plain case cannot answer (an unknown or hard-deleted entry, a refused token), goes to `koa`,
  * which answers it in full.
  */
@@ -46,22 +47,15 @@ export function withFastReads(deps: FastReadDeps, koa: RequestListener): Request
     if (!found) return koa(req, res);
     const { resource, entry, actor } = found;
     const requestId = requestIdOf(headerOf(req.headers['x-request-id']));
-    const route = `${CONFIG_BASE}/${resource}/:id`;
+    const route = entryRoute(resource);
     const client = req.socket.remoteAddress;
     logRequest(deps.logger, { method: 'GET', route, path: req.url!, status: 200, started, client, actor, requestId });
     deps.metrics.record(route, 'GET', 200, started);
-    const body = entryBody(resource, {}, entry);
-    res.writeHead(200, [
-      'X-Request-ID',
-      requestId,
-      ...HARDENING_HEADERS.flat(),
-      'ETag',
-      etag(entry),
-      'Content-Type',
-      'application/json; charset=utf-8',
-      'Content-Length',
-      String(Buffer.byteLength(body)),
-    ]);
+    const { headers, body } = entryRead(resource, entry);
+    res.writeHead(
+      200,
+      [...edgeHeaders(requestId), ...headers, ['Content-Length', String(Buffer.byteLength(body))]].flat(),
+    );
     res.end(body);
   };
 }
@@ -70,7 +64,7 @@ export function withFastReads(deps: FastReadDeps, koa: RequestListener): Request
 function plainRead(req: IncomingMessage, service: ConfigService, anonymousRole: Role | 'none') {
   if (req.method !== 'GET' || req.headers['if-none-match'] !== undefined) return undefined;
   const match = READ.exec(req.url ?? '');
-  if (!match || !isResourceName(match[1]) || Number(match[2]) > MAX_ID) return undefined;
+  if (!match || !isResourceName(match[1]) || !isCanonicalId(match[2])) return undefined;
   const [, resource, id] = match;
   const entry = service.state.collections[resource].get(Number(id));
   if (!entry) return undefined;

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { ConfigService } from '../application/service.js';
 import type { Principal, Refusal } from '../application/tokens.js';
-import { ROLES, type Role } from '../domain/tokens/token.js';
+import { ROLES, type Role } from '../domain/tokens/resource.js';
 import { RequestError } from './errors.js';
 
 /** What a route asks of its caller: nothing, to be known (whoami), a role, or the right to read secrets. */

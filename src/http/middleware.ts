@@ -69,6 +69,20 @@ export function logRequest(logger: Logger, line: RequestLine): void {
   );
 }
 
+/**
+ * The route template a request matched (`/fr/api/config/servers/:id`), or undefined: what logs and
+ * metrics name it by. @koa/router keeps it on the context (`_matchedRoute`); the routes name the
+ * resource in it (app.ts), and the fast path names its own with `entryRoute` (entry-read.ts).
+ */
+export const routeOf = (ctx: Context): string | undefined =>
+  (ctx as Context & { _matchedRoute?: string })._matchedRoute;
+
+/** Names the resource in the route template matched so far (see routeOf). */
+export function nameResource(ctx: Context, resource: string): void {
+  const matched = ctx as Context & { _matchedRoute?: string };
+  matched._matchedRoute = matched._matchedRoute?.replace(':resource', resource);
+}
+
 export function accessLog(logger: Logger) {
   return async (ctx: Context, next: Next) => {
     const started = performance.now();
@@ -77,7 +91,7 @@ export function accessLog(logger: Logger) {
     } finally {
       logRequest(logger, {
         method: ctx.method,
-        route: (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? null,
+        route: routeOf(ctx) ?? null,
         path: ctx.path,
         status: ctx.status,
         started,
@@ -95,6 +109,12 @@ export function accessLog(logger: Logger) {
 export const HARDENING_HEADERS: [string, string][] = [
   ['X-Content-Type-Options', 'nosniff'],
   ['Cache-Control', 'no-store'],
+];
+
+/** The headers every answer starts with, in the order the middlewares set them: the request id, then hardening. */
+export const edgeHeaders = (requestId: string): [string, string][] => [
+  ['X-Request-ID', requestId],
+  ...HARDENING_HEADERS,
 ];
 
 export async function hardening(ctx: Context, next: Next) {

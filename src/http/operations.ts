@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ConfigService } from '../application/service.js';
 import type { EventStore } from '../event-store/port.js';
+import { routeOf } from './middleware.js';
 import { refuseQuery } from './request.js';
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -134,7 +135,7 @@ export class Metrics {
       try {
         await next();
       } finally {
-        const route = (ctx as Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+        const route = routeOf(ctx) ?? 'unmatched';
         this.record(route, ctx.method, ctx.status, started);
       }
     };

@@ -7,9 +7,16 @@ import { type ExpectedVersion, MAX_ID } from '../domain/shared/types.js';
 import { invalidId, invalidQuery, RequestError } from './errors.js';
 import { parseMoment } from './moments.js';
 
+/** An id as a URL or an entity tag writes it: decimal, no sign, no leading zero (at most MAX_ID once read). */
+export const ID_PATTERN = '[1-9][0-9]{0,15}';
+const ID = new RegExp(`^${ID_PATTERN}$`);
+
+/** Whether `raw` is an id as the API writes it, 1 … 2^53 − 1. */
+export const isCanonicalId = (raw: string): boolean => ID.test(raw) && Number(raw) <= MAX_ID;
+
 /** `{id}`: decimal, no sign, no leading zero, 1 … 2^53 − 1. */
 export function parseId(raw: string): number {
-  if (!/^[1-9][0-9]{0,15}$/.test(raw) || Number(raw) > MAX_ID) throw invalidId(raw);
+  if (!isCanonicalId(raw)) throw invalidId(raw);
   return Number(raw);
 }
 
@@ -50,7 +57,7 @@ export function expectedVersion(header: string): ExpectedVersion | undefined {
       );
     }
     // A tag that is no version of ours can never match: it stays out, and the write gets its 412.
-    if (/^[1-9][0-9]{0,15}$/.test(tag[2])) versions.push(Number(tag[2]));
+    if (ID.test(tag[2])) versions.push(Number(tag[2]));
   }
   return versions;
 }

@@ -1,5 +1,5 @@
 import type { OperationObject } from 'openapi3-ts/oas31';
-import { ROLES } from '../domain/tokens/token.js';
+import { ROLES } from '../domain/tokens/resource.js';
 import { TOKEN_REQUEST } from '../schemas/tokens.js';
 import { json, problems, ref, requestIdHeader } from './config-operations.js';
 

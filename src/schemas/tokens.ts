@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { type FieldError, fieldError, ValidationFailed } from '../domain/shared/errors.js';
-import { ROLES, type Role } from '../domain/tokens/token.js';
-import { createAjv } from './validator.js';
+import { fieldError, ValidationFailed } from '../domain/shared/errors.js';
+import { ROLES, type Role } from '../domain/tokens/resource.js';
+import { createAjv, toFieldErrors } from './validator.js';
 
 /** The body of POST /fr/api/tokens. */
 export const TOKEN_REQUEST = {
@@ -38,18 +38,7 @@ let compiled: ValidateFunction | undefined;
 export function parseTokenRequest(body: Record<string, unknown>, now: Date): TokenRequest {
   compiled ??= createAjv().compile(TOKEN_REQUEST);
   if (!compiled(body)) {
-    const errors: FieldError[] = (compiled.errors ?? []).map((e) => ({
-      field:
-        (e.params as { missingProperty?: string; additionalProperty?: string }).missingProperty ??
-        (e.params as { additionalProperty?: string }).additionalProperty ??
-        e.instancePath.slice(1),
-      code: e.keyword === 'additionalProperties' ? 'unknown_field' : e.keyword === 'required' ? 'required' : 'invalid',
-      message:
-        e.keyword === 'enum'
-          ? `must be one of ${(e.params as { allowedValues: string[] }).allowedValues.join(', ')}`
-          : (e.message ?? 'is invalid'),
-    }));
-    throw new ValidationFailed(errors);
+    throw new ValidationFailed(toFieldErrors(compiled.errors ?? []));
   }
   const expires = body.expires_at as string | null | undefined;
   if (expires != null && Date.parse(expires) <= now.getTime())

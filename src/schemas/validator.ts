@@ -101,7 +101,8 @@ function setAsideUnknown(resource: Resource, input: Body): { unknown: FieldError
   return { unknown, unlisted };
 }
 
-function toFieldErrors(errors: ErrorObject[]): FieldError[] {
+/** ajv's errors as the problems every write lists: one per field, with the codes of CODES. */
+export function toFieldErrors(errors: ErrorObject[]): FieldError[] {
   const byField = new Map<string, FieldError>();
   for (const error of errors) {
     const params = error.params as { missingProperty?: string; additionalProperty?: string };

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateToken } from '../../src/application/tokens.js';
 import type { AccessSettings } from '../../src/config.js';
-import type { Role } from '../../src/domain/tokens/token.js';
+import type { Role } from '../../src/domain/tokens/resource.js';
 import { BASE, type Harness, send, startHarness } from '../support/harness.js';
 
 /**

@@ -55,6 +55,10 @@ export interface ResourceDeclaration<F extends Record<string, FieldSpec> = Recor
   unique?: UniqueKey[];
   /** `soft`: the entry stays with `is_deleted: true` and can be restored. */
   deletion: 'hard' | 'soft';
+  /** A rule of the resource's own on an entry as a write would make it (a reserved name), or undefined. */
+  refuse?: (entry: Record<string, unknown>) => FieldError | undefined;
+  /** Event types of its own for some changes (tokens: `TokenIssued`); else `<title>Created` and so on. */
+  eventNames?: Partial<Resource['events']>;
   /** Why an entry can never be deleted (409 `delete_guarded`), or undefined. */
   guardDelete?: (entry: Record<string, unknown>) => string | undefined;
   outputs?: Record<string, OutputField>;
@@ -161,6 +165,7 @@ export function defineResource<const D extends ResourceDeclaration>(declaration:
       deleted: `${prefix}Deleted`,
       restored: `${prefix}Restored`,
       reverted: `${prefix}Reverted`,
+      ...declaration.eventNames,
     },
   };
 }

@@ -50,6 +50,8 @@ export interface FieldSpec<T = unknown> {
   readonly filterAs?: string;
   /** Searched by `?q=` (case-insensitive substring). */
   readonly search: boolean;
+  /** Keeps the first value other than null it is given: a later change of it changes nothing. */
+  readonly setOnce: boolean;
   readonly reference?: Reference;
   readonly example?: T;
   /** Phantom member carrying the value's type; never set. */
@@ -66,6 +68,7 @@ export interface Options<T> {
   aliases?: string[];
   filterAs?: string;
   search?: boolean;
+  setOnce?: boolean;
   example?: T;
 }
 
@@ -83,6 +86,7 @@ function field<T>(schema: JsonSchema, options: Options<T>, extra: Partial<FieldS
     aliases: options.aliases ?? [],
     ...(options.filterAs ? { filterAs: options.filterAs } : {}),
     search: options.search ?? false,
+    setOnce: options.setOnce ?? false,
     ...(options.example !== undefined ? { example: options.example } : {}),
     ...extra,
   };
@@ -93,6 +97,10 @@ export const text = (min: number, max: number, options: Options<string> & { patt
     { type: 'string', minLength: min, maxLength: max, ...(options.pattern ? { pattern: options.pattern } : {}) },
     options,
   );
+
+/** A text, or null for none. */
+export const nullableText = (min: number, max: number, options: Options<string | null>): FieldSpec<string | null> =>
+  field({ type: ['string', 'null'], minLength: min, maxLength: max }, options, { nullable: true });
 
 export const oneOf = <const V extends string>(values: readonly V[], options: Options<V>): FieldSpec<V> =>
   field({ type: 'string', enum: [...values] }, options);

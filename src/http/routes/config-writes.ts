@@ -5,26 +5,14 @@ import { type ResourceName, resourceOf } from '../../domain/resources.js';
 import { type FieldError, ValidationFailed } from '../../domain/shared/errors.js';
 import type { EntryRecord } from '../../engine/table.js';
 import { readJson } from '../body.js';
+import { aroundItem, etag } from '../entry-read.js';
 import { entryJson } from '../list-body.js';
 import { expectedVersion, parseId, refuseQuery } from '../request.js';
 import { callerOf, jsonResponse, write } from '../writes.js';
+import type { HandlerDeps } from './descriptors.js';
 import { CONFIG_BASE } from './descriptors.js';
-import type { HandlerDeps } from './handlers.js';
 
-export const etag = (entry: EntryRecord) => `"${entry.version}"`;
 const expected = (ctx: Context) => expectedVersion(ctx.get('If-Match'));
-
-/** `{...head, "item": <item>, ...tail}`, the item's JSON given as text. */
-function aroundItem(head: object, item: string, tail: object = {}): string {
-  const before = Object.keys(head).length ? `${JSON.stringify(head).slice(1, -1)},` : '';
-  const after = Object.keys(tail).length ? `,${JSON.stringify(tail).slice(1, -1)}` : '';
-  return `{${before}"item":${item}${after}}`;
-}
-
-/** A JSON body: fixed members, the entry's cached JSON, then members after it. */
-export function entryBody(resource: ResourceName, head: object, entry: EntryRecord, tail: object = {}): string {
-  return aroundItem(head, entryJson(resource, entry), tail);
-}
 
 /**
  * A write's answer: the entry as written, from the cache if a read put it there, else made and not

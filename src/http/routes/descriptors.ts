@@ -1,9 +1,17 @@
+import type { ConfigService } from '../../application/service.js';
 import { RESOURCE_NAMES, type ResourceName } from '../../domain/resources.js';
+import type { WriteValidator } from '../../schemas/validator.js';
 import type { Access } from '../identity.js';
 
 export const API_BASE = '/fr/api';
 export const CONFIG_BASE = `${API_BASE}/config`;
 export const OPENAPI_PATH = `${API_BASE}/openApi`;
+
+/** What the configuration routes' handlers are given. */
+export interface HandlerDeps {
+  service: ConfigService;
+  validator: WriteValidator;
+}
 
 export type RouteKind = 'list' | 'read' | 'create' | 'replace' | 'patch' | 'delete' | 'history' | 'revert';
 export type ApiRouteKind =

@@ -1,17 +1,11 @@
 import type { Context } from 'koa';
 import { selectEntries } from '../../application/queries.js';
-import type { ConfigService } from '../../application/service.js';
 import { type ResourceName, resourceOf } from '../../domain/resources.js';
-import type { WriteValidator } from '../../schemas/validator.js';
+import { entryBody, entryRead, etag } from '../entry-read.js';
 import { listBody, plainList } from '../list-body.js';
 import { parseId, parseListQuery, parseReadQuery, refuseQuery } from '../request.js';
-import { change, create, entryBody, etag, remove, revert } from './config-writes.js';
-import type { RouteKind } from './descriptors.js';
-
-export interface HandlerDeps {
-  service: ConfigService;
-  validator: WriteValidator;
-}
+import { change, create, remove, revert } from './config-writes.js';
+import type { HandlerDeps, RouteKind } from './descriptors.js';
 
 type Handler = <R extends ResourceName>(ctx: Context, resource: R, deps: HandlerDeps) => Promise<void> | void;
 
@@ -52,8 +46,9 @@ export const HANDLERS: Record<RouteKind, Handler> = {
       ctx.status = 304;
       return;
     }
-    ctx.type = 'application/json';
-    ctx.body = entryBody(resource, {}, entry);
+    const { headers, body } = entryRead(resource, entry);
+    for (const [name, value] of headers) ctx.set(name, value);
+    ctx.body = body;
   },
 
   create,
