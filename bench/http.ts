@@ -160,7 +160,7 @@ async function compare(service: Target, floor: Target): Promise<{ rss: number; s
  */
 async function eventLoopDelay(target: Target): Promise<number> {
   const text = await (await fetch(`${target.url}/metrics`)).text();
-  return Number(/^pmacontrol_nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)![1]) * 1000;
+  return Number(/^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text)![1]) * 1000;
 }
 
 /**

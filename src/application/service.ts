@@ -11,16 +11,16 @@ import { type ReadModelStore, ReadModelsRebuilding } from '../read-models/port.j
 import { Audit } from './audit.js';
 import { assertLogHolds } from './checkpoint.js';
 import { Feed, type FeedLimits } from './feed.js';
+import { type Caller, type Clock, GroupCommit } from './group-commit.js';
 import type { WriteRequestOf } from './prepare.js';
 import { CONFIG_STREAM, Projector } from './projector.js';
 import { RequestLog, WINDOW_MS } from './requests.js';
 import { assertMatches, keyFingerprint, StartRefused } from './secret-key.js';
 import { createSecretBox, type SecretBox } from './secrets.js';
 import { type Principal, type Refusal, TokenTable } from './tokens.js';
-import { type Caller, type Clock, Writer } from './writer.js';
 import { type WriteResult, Writes } from './writes.js';
 
-export type { Caller, Clock } from './writer.js';
+export type { Caller, Clock } from './group-commit.js';
 
 export type { Once, OnceOptions, WriteResult } from './writes.js';
 
@@ -73,7 +73,7 @@ export class ConfigService {
   readonly audit: Audit;
   /** The live change feed. */
   readonly feed: Feed;
-  private readonly writer: Writer;
+  private readonly writer: GroupCommit;
   private secrets?: SecretBox;
   private keyFingerprint?: string;
   private writes?: Writes;
@@ -84,7 +84,7 @@ export class ConfigService {
 
   constructor(private readonly deps: ServiceDeps) {
     this.projector = new Projector(deps.store, deps.readModels, deps.onBackgroundError);
-    this.writer = new Writer(deps.store, this.projector, deps.clock);
+    this.writer = new GroupCommit(deps.store, this.projector, deps.clock);
     this.audit = new Audit(
       deps.readModels,
       () => this.projector.flush(),

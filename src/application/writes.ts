@@ -15,13 +15,13 @@ import type { ConfigState } from '../domain/state.js';
 import type { Role } from '../domain/tokens/resource.js';
 import type { EntryRecord } from '../engine/table.js';
 import type { Audit } from './audit.js';
+import type { Caller, Clock, GroupCommit } from './group-commit.js';
 import { prepare, type WriteRequest, type WriteRequestOf } from './prepare.js';
 import type { Idempotency, RecordedResponse, RequestLog } from './requests.js';
 import { KeyRotated } from './secret-key.js';
 import type { SecretBox } from './secrets.js';
 import { generateToken, tokenDigest } from './tokens.js';
 import { decideImport, type ImportCounts, type ImportItem, itemPath } from './transfer.js';
-import type { Caller, Clock, Writer } from './writer.js';
 
 export interface WriteResult {
   id: number;
@@ -72,7 +72,7 @@ export interface IssuedToken {
 }
 
 export interface WritesDeps {
-  writer: Writer;
+  writer: GroupCommit;
   /** True once the log names another key than this instance's (see ConfigService.keyRotated). */
   keyRotated: () => boolean;
   secrets: SecretBox;

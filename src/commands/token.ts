@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
+import type { Caller } from '../application/group-commit.js';
 import type { ConfigService } from '../application/service.js';
 import { parseDuration } from '../application/tokens.js';
-import type { Caller } from '../application/writer.js';
 import type { EntryRecord } from '../engine/table.js';
 import { parseTokenRequest } from '../schemas/tokens.js';
 import { UsageError } from './catalog.js';

@@ -74,16 +74,10 @@ export interface EventStore {
   readonly name: string;
   describe(): StoreDescription;
   append(stream: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
-  /**
-   * For a store that writes synchronously (SQLite): `append` as two steps. The write happens in the
-   * call, which throws WrongExpectedRevision or StoreUnavailable at once; the flush to disk is the
-   * returned promise. The writer decides its next batch while the disk works (see Writer).
-   */
-  commit?(stream: string, events: EventToAppend[], expected: ExpectedRevision): Committed;
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /**
    * The revision of the stream's last event (-1: none yet), as the store has it now: one cheap
-   * question, asked before a refusal is answered (see Writer) and by readiness.
+   * question, asked before a refusal is answered (see GroupCommit) and by readiness.
    */
   head(stream: string): Promise<number>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;

@@ -147,26 +147,12 @@ export class Metrics {
     this.requests.inc({ route, method, status });
   }
 
-  /** The store, with every append (either form) timed until it is on disk, and counted. */
+  /** The store, with every append timed until it is on disk, and counted. */
   measured(store: EventStore): EventStore {
     const metrics = this;
     return new Proxy(store, {
       get(target, key) {
         const value = Reflect.get(target, key);
-        if (key === 'commit' && target.commit) {
-          return (...args: Parameters<NonNullable<EventStore['commit']>>) => {
-            const stop = metrics.appendLatency.startTimer();
-            const committed = target.commit!(...args);
-            committed.durable.then(
-              () => {
-                metrics.appended.inc(args[1].length);
-                stop();
-              },
-              () => stop(),
-            );
-            return committed;
-          };
-        }
         if (key !== 'append') return typeof value === 'function' ? value.bind(target) : value;
         return async (...args: Parameters<EventStore['append']>) => {
           const stop = metrics.appendLatency.startTimer();

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
+import type { Caller } from '../application/group-commit.js';
 import type { RecordedResponse } from '../application/requests.js';
 import type { ConfigService, Once, OnceOptions } from '../application/service.js';
-import type { Caller } from '../application/writer.js';
 import { invalidHeader } from './errors.js';
 
 /** 1 to 255 visible ASCII characters. */

@@ -186,7 +186,7 @@ export class SqliteEventStore implements EventStore {
     return result;
   }
 
-  commit(stream: string, events: EventToAppend[], expected: ExpectedRevision): Committed {
+  private commit(stream: string, events: EventToAppend[], expected: ExpectedRevision): Committed {
     const { nextRevision, position } = guard(() => this.appendTransaction.immediate(stream, events, expected));
     if (events.length > 0) {
       this.unflushed.push(position - events.length + 1);

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { GroupCommit } from '../../src/application/group-commit.js';
 import { Projector } from '../../src/application/projector.js';
-import { Writer } from '../../src/application/writer.js';
 import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite/store.js';
 import { testClock } from '../support/harness.js';
@@ -10,9 +10,9 @@ const it = suite('the group-commit writer');
 
 const caller = { actor: 'test', requestId: 'r' };
 
-function writer(): Writer {
+function writer(): GroupCommit {
   const store = new InMemoryEventStore();
-  return new Writer(store, new Projector(store, new SqliteReadModelStore(':memory:')), testClock());
+  return new GroupCommit(store, new Projector(store, new SqliteReadModelStore(':memory:')), testClock());
 }
 
 const tag = (id: number) => ({
@@ -49,7 +49,7 @@ it('a command submitted as the previous answer arrives is taken, whatever the aw
 it('an internal failure after the append answers every command of its batch; the next ones are taken', async () => {
   const store = new InMemoryEventStore();
   const projector = new Projector(store, new SqliteReadModelStore(':memory:'));
-  const w = new Writer(store, projector, testClock());
+  const w = new GroupCommit(store, projector, testClock());
   const apply = projector.apply.bind(projector);
   projector.apply = () => {
     projector.apply = apply;

@@ -38,16 +38,6 @@ interface Queued {
 
 type Decided = { queued: Queued; records: EventToAppend[] } & ({ answer: unknown } | { refusal: unknown });
 
-/** A batch written to a store that writes synchronously, waiting for the disk (see `drain`). */
-interface Flushing {
-  decided: Decided[];
-  records: EventToAppend[];
-  /** The revision the batch was decided on: its events follow it. */
-  from: number;
-  /** Resolves once the batch is on disk; rejects when it is not (the write failed, or the flush). */
-  durable: Promise<void>;
-}
-
 /** How many commands, and events, one append may carry at most (EventStoreDB refuses appends over 1 MiB). */
 const MAX_COMMANDS = 256;
 const MAX_EVENTS = 1000;
@@ -63,10 +53,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * does not fail its neighbours. A batch whose append loses the expected revision to another instance
  * is decided again as a whole, on the newer state, after a short random pause.
  */
-export class Writer {
+export class GroupCommit {
   private readonly queue: Queued[] = [];
-  /** Wakes a drain that waits for a batch's flush, so that it decides the new command meanwhile. */
-  private arrived?: () => void;
   private draining = false;
   private running?: Promise<void>;
 
@@ -79,7 +67,6 @@ export class Writer {
   submit<T>(job: Job<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ job, resolve: resolve as (value: unknown) => void, reject });
-      this.arrived?.();
       if (this.draining) return;
       this.draining = true;
       this.running = this.drain();
@@ -94,112 +81,17 @@ export class Writer {
   /**
    * Runs batches until the queue is empty. The last look at the queue and the mark that no drain runs
    * happen in one synchronous step: a command submitted in between would otherwise wait forever.
-   *
-   * On a store that writes synchronously (`commit`: SQLite), batches overlap the disk: while one
-   * batch is being flushed, the next is decided on the state as the flushing one will leave it and
-   * written after it; then the flushing one is folded and answered once it is on disk, and so on.
-   * Nothing is folded or answered before it is on disk, and batches are answered in log order.
    */
   private async drain(): Promise<void> {
-    let flushing: Flushing | undefined;
     try {
-      while (this.queue.length > 0 || flushing) {
+      while (this.queue.length > 0) {
         // Let the requests that arrived meanwhile reach the queue: they join this batch (group commit).
         await new Promise<void>((resolve) => setImmediate(resolve));
-        if (this.queue.length === 0) {
-          // The disk, or a command to decide meanwhile, whichever comes first.
-          if (await this.flushedOrArrived(flushing!)) {
-            await this.settle(flushing!);
-            flushing = undefined;
-          }
-          continue;
-        }
-        const batch = this.take();
-        try {
-          if (!this.store.commit) {
-            await this.run(batch);
-            continue;
-          }
-          if (!flushing) await this.projector.catchUp();
-          const next = this.commitAfter(batch, flushing);
-          if (flushing) await this.settle(flushing);
-          flushing = undefined;
-          // Lost to another instance, or unchecked: decided again, on the log as it is now.
-          if (next === 'again') await this.run(batch);
-          else flushing = next;
-        } catch (error) {
-          for (const queued of batch) queued.reject(error);
-        }
+        await this.run(this.take());
       }
     } finally {
       this.draining = false;
     }
-  }
-
-  /**
-   * Decides `batch` on the state as `flushing` (written, not yet on disk) will leave it, and writes
-   * its events after those. The state itself is left as it is: it holds only what is on disk.
-   */
-  private commitAfter(batch: Queued[], flushing: Flushing | undefined): Flushing | 'again' {
-    const state = this.projector.state;
-    const journal = new Journal();
-    // The flushing batch's events, unless the state has them already (a subscription read them).
-    try {
-      flushing?.records.forEach((record, i) => {
-        const revision = flushing.from + 1 + i;
-        if (revision === state.revision + 1) evolve(state, this.logged(record, revision), journal);
-      });
-    } catch (error) {
-      journal.rollback(); // the state keeps only what is on disk, whatever happens
-      throw error;
-    }
-    const from = state.revision;
-    const decided = this.decideAll(batch, journal);
-    const records = decided.flatMap((d) => d.records);
-    // Refusals and writes that change nothing append nothing, so no append checks the state they
-    // were decided on; behind a flushing batch no read of the log came before them either: another
-    // instance may have written meanwhile. They are decided again after a catch-up (see `run`).
-    if (records.length === 0 && flushing) return 'again';
-    let durable: Promise<void> = Promise.resolve();
-    try {
-      if (records.length > 0)
-        durable = this.store.commit!(CONFIG_STREAM, records, from === -1 ? 'no_stream' : from).durable;
-    } catch (error) {
-      if (error instanceof WrongExpectedRevision) return 'again';
-      durable = Promise.reject(error);
-    }
-    // Awaited in `settle`, after the batch before it: a failure must not count as unhandled meanwhile.
-    durable.catch(() => {});
-    return { decided, records, from, durable };
-  }
-
-  /** True once `flushing` is on disk (or failed to get there); false when a command came first. */
-  private flushedOrArrived(flushing: Flushing): Promise<boolean> {
-    const arrival = new Promise<boolean>((resolve) => {
-      this.arrived = () => {
-        this.arrived = undefined;
-        resolve(false);
-      };
-    });
-    const flushed = flushing.durable.then(
-      () => true,
-      () => true,
-    );
-    return Promise.race([flushed, arrival]);
-  }
-
-  /** Once `flushing` is on disk: folds its events, then answers its commands; if not, says why. */
-  private async settle({ decided, records, from, durable }: Flushing): Promise<void> {
-    try {
-      await durable;
-      // A gap (the batch before failed to flush, but is in the log): read what is missing.
-      if (records.length > 0 && !this.projector.apply(records.map((r, i) => this.logged(r, from + 1 + i))))
-        await this.projector.catchUp();
-    } catch (error) {
-      for (const d of decided) d.queued.reject('refusal' in d ? d.refusal : error);
-      return;
-    }
-    for (const d of decided) 'refusal' in d ? d.queued.reject(d.refusal) : d.queued.resolve(d.answer);
   }
 
   private take(): Queued[] {
