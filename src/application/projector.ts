@@ -7,7 +7,7 @@ import { type ConfigState, emptyState } from '../domain/state.js';
 import { Journal } from '../engine/journal.js';
 import { type EventStore, logged, type Subscription } from '../event-store/port.js';
 import type { EntryState, ReadModelStore } from '../read-models/port.js';
-import { eventDigest } from './checkpoint.js';
+import { eventDigest } from './read-model-origin.js';
 
 /** The single stream holding the whole configuration: one consistency boundary (see docs/design.md). */
 export const CONFIG_STREAM = 'pmacontrol-config';
@@ -16,7 +16,7 @@ const BATCH = 1000;
  * Folded rows wait at most this long, or until there are this many, before they are handed to the
  * store in one batch, instead of one per write (the SQLite store then writes the batches of half a
  * second in one transaction: see SAVE_HOLD_MS). Memory (which GET routes serve) is always current;
- * queries on the stored read models hand over what waits first (see Audit), and rows lost to a crash
+ * queries on the stored read models hand over what waits first (see Changes), and rows lost to a crash
  * are folded again from the log at start-up.
  */
 const SAVE_MS = 100;
@@ -37,7 +37,7 @@ export type Listener = (projected: Projected[]) => void;
 
 /** Rows folded and not yet handed to the store (which keeps and retries a save that fails). */
 class Pending {
-  /** Events were folded since the last save (a bookkeeping event adds no row but moves the checkpoint). */
+  /** Events were folded since the last save (a bookkeeping event adds no row but moves the origin). */
   dirty = false;
   rows = 0;
   entries = new Map<string, EntryState>();
@@ -70,7 +70,7 @@ class Pending {
  */
 export class Projector {
   state: ConfigState = emptyState();
-  /** A digest of the event at `revision`, saved with the checkpoint. */
+  /** A digest of the event at `revision`, saved with the origin. */
   digest?: string;
   /** The latest event time so far: the change log's times made non-decreasing, for time questions. */
   highWaterAt = '';

@@ -8,12 +8,12 @@ import type { ConfigState, RecordedKey } from '../domain/state.js';
 import type { EntryRecord } from '../engine/table.js';
 import type { EventStore } from '../event-store/port.js';
 import { type ReadModelStore, ReadModelsRebuilding } from '../read-models/port.js';
-import { Audit } from './audit.js';
-import { assertLogHolds } from './checkpoint.js';
-import { Feed, type FeedLimits } from './feed.js';
+import { Changes } from './changes.js';
+import { ChangesFeed, type FeedLimits } from './changes-feed.js';
 import { type Caller, type Clock, GroupCommit } from './group-commit.js';
 import type { WriteRequestOf } from './prepare.js';
 import { CONFIG_STREAM, Projector } from './projector.js';
+import { assertLogHolds } from './read-model-origin.js';
 import { RequestLog, WINDOW_MS } from './requests.js';
 import { assertMatches, keyFingerprint, StartRefused } from './secret-key.js';
 import { createSecretBox, type SecretBox } from './secrets.js';
@@ -64,16 +64,16 @@ function firstSecret(state: ConfigState): Sealed | undefined {
 }
 
 /**
- * The application: writes go through the group-commit writer (prepare, decide, append, fold), reads
+ * The application: writes go through the group commit (prepare, decide, append, fold), reads
  * are answered from the projected state and the read models.
  */
 export class ConfigService {
   readonly projector: Projector;
   /** The auditor's questions: the change log, time travel, differences. */
-  readonly audit: Audit;
+  readonly changes: Changes;
   /** The live change feed. */
-  readonly feed: Feed;
-  private readonly writer: GroupCommit;
+  readonly feed: ChangesFeed;
+  private readonly groupCommit: GroupCommit;
   private secrets?: SecretBox;
   private keyFingerprint?: string;
   private writes?: Writes;
@@ -84,13 +84,13 @@ export class ConfigService {
 
   constructor(private readonly deps: ServiceDeps) {
     this.projector = new Projector(deps.store, deps.readModels, deps.onBackgroundError);
-    this.writer = new GroupCommit(deps.store, this.projector, deps.clock);
-    this.audit = new Audit(
+    this.groupCommit = new GroupCommit(deps.store, this.projector, deps.clock);
+    this.changes = new Changes(
       deps.readModels,
       () => this.projector.flush(),
       () => this.projector.state,
     );
-    this.feed = new Feed(this.audit, deps.feed);
+    this.feed = new ChangesFeed(this.changes, deps.feed);
     this.projector.listen(this.feed.publish);
     deps.readModels.onDamage((reason) => void this.repairStored(reason));
   }
@@ -129,8 +129,8 @@ export class ConfigService {
 
   async start(): Promise<void> {
     this.projector.load();
-    const checkpoint = { revision: this.projector.revision, digest: this.projector.digest };
-    await assertLogHolds(this.deps.store, CONFIG_STREAM, checkpoint, this.deps.readModels.location);
+    const origin = { revision: this.projector.revision, digest: this.projector.digest };
+    await assertLogHolds(this.deps.store, CONFIG_STREAM, origin, this.deps.readModels.location);
     await this.projector.catchUp(this.deps.onProgress);
     const key = this.deps.secretKey(this.state.secretKey);
     this.secrets = createSecretBox(key, this.deps.retiredKeys?.() ?? []);
@@ -162,10 +162,10 @@ export class ConfigService {
     }
     this.projector.listen(requests.update);
     this.writes = new Writes({
-      writer: this.writer,
+      groupCommit: this.groupCommit,
       keyRotated: () => this.keyRotated,
       secrets,
-      audit: this.audit,
+      changes: this.changes,
       state: () => this.state,
       requests,
       clock: this.deps.clock,
@@ -204,7 +204,7 @@ export class ConfigService {
   async stop(): Promise<void> {
     this.stopped = true;
     this.feed.closeAll();
-    await this.writer.idle();
+    await this.groupCommit.idle();
     await this.projector.stop();
   }
 
@@ -241,7 +241,7 @@ export class ConfigService {
   history(resource: ResourceName, id: number): Promise<HistoryItem[]> {
     const col = this.state.collections[resource];
     if (!col.get(id) && !col.tombstone(id)) throw new NotFound(resource, id);
-    return this.audit.history(resource, id);
+    return this.changes.history(resource, id);
   }
 
   /** A configuration write (see Writes.execute). */
@@ -272,7 +272,7 @@ export class ConfigService {
 
   /** Appends system events while `needed` holds: another instance may have written them first. */
   private async writeOnce(events: DomainEvent[], needed: (state: ConfigState) => boolean): Promise<void> {
-    await this.writer.submit({
+    await this.groupCommit.submit({
       caller: SYSTEM,
       decide: (state) => (needed(state) ? events : []),
       answer: () => undefined,

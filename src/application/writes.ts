@@ -14,7 +14,7 @@ import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
 import type { Role } from '../domain/tokens/resource.js';
 import type { EntryRecord } from '../engine/table.js';
-import type { Audit } from './audit.js';
+import type { Changes } from './changes.js';
 import type { Caller, Clock, GroupCommit } from './group-commit.js';
 import { prepare, type WriteRequest, type WriteRequestOf } from './prepare.js';
 import type { Idempotency, RecordedResponse, RequestLog } from './requests.js';
@@ -72,12 +72,12 @@ export interface IssuedToken {
 }
 
 export interface WritesDeps {
-  writer: GroupCommit;
+  groupCommit: GroupCommit;
   /** True once the log names another key than this instance's (see ConfigService.keyRotated). */
   keyRotated: () => boolean;
   secrets: SecretBox;
   /** The change log, for what a revert needs to know of the past. */
-  audit: Audit;
+  changes: Changes;
   /** The state as folded now. */
   state: () => ConfigState;
   requests: RequestLog;
@@ -130,13 +130,13 @@ function notRestored(state: ConfigState, id: number, deletion: ChangeItem | unde
   return found;
 }
 
-/** Every write the service takes, each as a job for the group-commit writer. */
+/** Every write the service takes, each as a job for the group commit. */
 export class Writes {
   constructor(private readonly deps: WritesDeps) {}
 
   /** A write as such. */
   private run<T>(caller: Caller, decideOn: Decide, answer: Answer<T>): Promise<T> {
-    return this.deps.writer.submit({ caller, decide: this.underCurrentKey(decideOn), answer });
+    return this.deps.groupCommit.submit({ caller, decide: this.underCurrentKey(decideOn), answer });
   }
 
   /** Nothing is sealed, or written, under a key the log no longer names. */
@@ -157,7 +157,7 @@ export class Writes {
     try {
       let first: RecordedResponse | undefined;
       let kept: RecordedResponse | undefined;
-      const response = await this.deps.writer.submit<RecordedResponse>({
+      const response = await this.deps.groupCommit.submit<RecordedResponse>({
         caller,
         decide: (state) => {
           first = requests.find(caller.actor, options.idempotency, clock.now());
@@ -214,13 +214,13 @@ export class Writes {
     request: WriteRequestOf<R>,
   ): Promise<{ asked: WriteRequestOf<R>; deletion?: ChangeItem }> {
     if (request.kind !== 'revert') return { asked: request };
-    const { audit } = this.deps;
-    const values = await audit.versionOf(request.resource, request.id, request.toVersion);
+    const { changes } = this.deps;
+    const values = await changes.versionOf(request.resource, request.id, request.toVersion);
     let deletion: ChangeItem | undefined;
     if (this.deps.state().collections[request.resource].tombstone(request.id)) {
       const type = resourceOf(request.resource).events.deleted;
       const query = { resource: request.resource, id: request.id, type, order: 'desc' } as const;
-      for await (const item of audit.changes(query)) {
+      for await (const item of changes.changes(query)) {
         deletion = item;
         break;
       }

@@ -15,7 +15,7 @@ import { type Access, authorize, identify } from './identity.js';
 import { accessLog, cors, hardening, nameResource, requestContext, trailingSlash } from './middleware.js';
 import { healthz, Metrics, metrics, Readiness, readyz } from './operations.js';
 import { refuseQuery } from './request.js';
-import { changeStream, changes, diff, KEEP_ALIVE_MS } from './routes/audit.js';
+import { changeStream, changes, diff, KEEP_ALIVE_MS } from './routes/changes.js';
 import {
   API_ROUTES,
   type ApiRouteKind,

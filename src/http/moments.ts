@@ -1,4 +1,4 @@
-import type { Moment } from '../application/audit.js';
+import type { Moment } from '../application/changes.js';
 import { MAX_ID } from '../domain/shared/types.js';
 import { invalidQuery } from './errors.js';
 

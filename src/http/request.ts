@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Moment } from '../application/audit.js';
+import type { Moment } from '../application/changes.js';
 import type { ListQuery } from '../application/queries.js';
 import type { Resource } from '../domain/shared/declaration.js';
 import type { JsonSchema } from '../domain/shared/fields.js';

@@ -3,13 +3,13 @@ import type { CollectionName, ResourceName } from '../domain/resources.js';
 import type { ConfigState, RecordedKey } from '../domain/state.js';
 import type { EntryRecord, Tombstone } from '../engine/table.js';
 
-/** The read models as stored: the configuration at a checkpoint, and a digest of the event there. */
+/** The read models as stored: the configuration at their origin (the last event folded), and a digest of that event. */
 export interface StoredSnapshot {
-  /** `state.revision` is the checkpoint: the last revision of the log folded in. */
+  /** `state.revision` is the origin: the last revision of the log folded in (`checkpoint` in the file's meta table). */
   state: ConfigState;
-  /** A digest of the event at the checkpoint, to recognise the log (see application/checkpoint.ts). */
+  /** A digest of the event at the origin, to recognise the log (see application/read-model-origin.ts). */
   digest?: string;
-  /** The latest event time seen up to the checkpoint (event times made non-decreasing). */
+  /** The latest event time seen up to the origin (event times made non-decreasing). */
   highWaterAt?: string;
 }
 
@@ -93,7 +93,7 @@ export class ReadModelsRebuilding extends Error {
 
 /**
  * Where the read models live between starts, with the log revision they reached. `save` never moves
- * the checkpoint back and ignores what it already holds, so instances sharing one store can all write.
+ * the origin back and ignores what it already holds, so instances sharing one store can all write.
  */
 export interface ReadModelStore extends AuditReader {
   /** Where they are kept, for messages (e.g. a file name). */

@@ -1,7 +1,7 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
-import { Checkpointer, FALLBACK_CHECKPOINT_PAGES } from '../../sqlite/checkpointer.js';
 import Database from '../../sqlite/driver.js';
+import { FALLBACK_CHECKPOINT_PAGES, WalCheckpointer } from '../../sqlite/wal-checkpointer.js';
 import { Subscribers } from '../catch-up.js';
 import {
   type AppendResult,
@@ -87,7 +87,7 @@ export class SqliteEventStore implements EventStore {
   private readonly appendTransaction: BetterSqlite3.Transaction<
     (s: string, e: EventToAppend[], x: ExpectedRevision) => AppendResult & { position: number }
   >;
-  private readonly checkpointer?: Checkpointer;
+  private readonly walCheckpointer?: WalCheckpointer;
   /** The write-ahead log, opened once the first write created it. */
   private wal?: number;
   /**
@@ -113,7 +113,7 @@ export class SqliteEventStore implements EventStore {
     this.db.exec(SCHEMA);
     if (file !== ':memory:') {
       this.db.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
-      this.checkpointer = new Checkpointer(file);
+      this.walCheckpointer = new WalCheckpointer(file);
     }
     this.appendTransaction = this.db.transaction((stream, events, expected) =>
       this.appendInTransaction(stream, events, expected),
@@ -254,7 +254,7 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     await this.subscribers.closeAll();
-    await this.checkpointer?.stop();
+    await this.walCheckpointer?.stop();
     if (this.db.open) this.db.close();
     if (this.wal !== undefined) closeSync(this.wal);
     this.wal = undefined;

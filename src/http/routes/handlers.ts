@@ -20,7 +20,7 @@ export const HANDLERS: Record<RouteKind, Handler> = {
       if (length !== undefined) ctx.length = length;
       return;
     }
-    const then = at && (await service.audit.listAt(resource, at));
+    const then = at && (await service.changes.listAt(resource, at));
     const all = then ? then.entries : service.state.collections[resource].inOrder();
     const { items, total } = selectEntries(all, query);
     ctx.body = listBody(resource, items, total, then ? { as_of: then.asOf } : {});
@@ -30,7 +30,7 @@ export const HANDLERS: Record<RouteKind, Handler> = {
     const at = parseReadQuery(ctx);
     const id = parseId(ctx.params.id);
     if (at) {
-      const then = await service.readFresh(() => service.audit.entryAt(resource, id, at));
+      const then = await service.readFresh(() => service.changes.entryAt(resource, id, at));
       ctx.set('ETag', etag(then.entry));
       ctx.type = 'application/json';
       ctx.body = entryBody(resource, {}, then.entry, { as_of: then.asOf });

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Moment } from '../../application/audit.js';
+import type { Moment } from '../../application/changes.js';
 import type { ConfigService } from '../../application/service.js';
 import type { Principal } from '../../application/tokens.js';
 import { EXPORT_FORMAT } from '../../application/transfer.js';
@@ -54,11 +54,11 @@ export async function* exportPieces(
   if (moment === undefined) {
     const lists = RESOURCE_NAMES.map((name) => [name, service.state.collections[name].inOrder()] as const);
     const position = service.revision + 1;
-    snapshot = { position, at: (await service.audit.resolve({ position })).at, lists };
+    snapshot = { position, at: (await service.changes.resolve({ position })).at, lists };
   } else {
-    const { position, at } = await service.audit.resolve(moment);
+    const { position, at } = await service.changes.resolve(moment);
     const lists: Snapshot['lists'] = [];
-    for (const name of RESOURCE_NAMES) lists.push([name, (await service.audit.listAt(name, { position })).entries]);
+    for (const name of RESOURCE_NAMES) lists.push([name, (await service.changes.listAt(name, { position })).entries]);
     snapshot = { position, at, lists };
   }
   yield* pieces(snapshot, sealed, progress);

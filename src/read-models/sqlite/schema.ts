@@ -37,7 +37,7 @@ export const WITHOUT_VERSION = `type IN (${CHANGES_WITHOUT_VERSION.map((type) =>
  * types, then the position): a file filled in bulk keeps them as it is written, work that
  * overlaps the fold, where the saving thread would otherwise wait for it. The change log has no
  * index by time: `hw_at` never decreases along the positions, so a time is found by bisecting the
- * primary key (see SqliteAudit).
+ * primary key (see SqliteChanges).
  */
 export const INDEXES_IN_LOG_ORDER = `
 CREATE INDEX IF NOT EXISTS changes_actor ON changes (actor, position);

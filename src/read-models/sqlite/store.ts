@@ -13,8 +13,8 @@ import {
   ReadModelsRebuilding,
   type StoredSnapshot,
 } from '../port.js';
-import { SqliteAudit } from './audit.js';
 import { BulkBatches } from './bulk-batches.js';
+import { SqliteChanges } from './changes.js';
 import { SaveThread } from './save-thread.js';
 import { encode, SaveQueue, Saver } from './saving.js';
 import { INDEXES, INDEXES_IN_LOG_ORDER, LAYOUT, RETIRED_INDEXES, TABLES } from './schema.js';
@@ -67,7 +67,7 @@ const COMPARED: [string, string[], string[]][] = [
 export class SqliteReadModelStore implements ReadModelStore {
   private db!: BetterSqlite3.Database;
   private sql!: ReturnType<typeof statements>;
-  private auditQueries?: SqliteAudit;
+  private changeQueries?: SqliteChanges;
   /** Saves from a worker thread (a file in use), or on this connection (bulk, memory): see open(). */
   private saving!: SaveThread | SaveQueue;
   /** A file filled in bulk holds the entries back until they are needed (see BulkBatches). */
@@ -113,7 +113,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       this.location === ':memory:' ? here() : new SaveThread(this.location, failed, here, this.bulk, this.saveHoldMs);
     const saving = this.saving;
     this.bulkBatches = this.bulk ? new BulkBatches((job) => saving.save(job)) : undefined;
-    this.auditQueries = undefined;
+    this.changeQueries = undefined;
   }
 
   /** A file that serves while it is written: list snapshots copied a chunk at a time (ListCopies). */
@@ -122,13 +122,13 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   /** The change log's questions, prepared on first use: they name indexes a bulk file builds last. */
-  private get audit(): SqliteAudit {
-    if (!this.auditQueries && this.bulk) {
+  private get questions(): SqliteChanges {
+    if (!this.changeQueries && this.bulk) {
       this.settle();
       this.db.exec(INDEXES);
     }
-    this.auditQueries ??= new SqliteAudit(this.db);
-    return this.auditQueries;
+    this.changeQueries ??= new SqliteChanges(this.db);
+    return this.changeQueries;
   }
 
   /**
@@ -282,17 +282,17 @@ export class SqliteReadModelStore implements ReadModelStore {
    * The change log's questions, once the file holds every batch handed over before the question;
    * refused while damage waits for its repair, or when another instance has set the file aside.
    */
-  private async ready(): Promise<SqliteAudit> {
+  private async ready(): Promise<SqliteChanges> {
     if (!this.damaged && this.opened !== undefined && identity(this.location) !== this.opened) {
       this.noticeDamage(`${this.location} was set aside by another instance`);
     }
     if (this.damaged) throw new ReadModelsRebuilding();
     await this.caughtUp();
-    return this.audit;
+    return this.questions;
   }
 
   /** Asks a question of the file: damage found on the way is told and answered ReadModelsRebuilding. */
-  private async ask<T>(question: (audit: SqliteAudit) => T | Promise<T>): Promise<T> {
+  private async ask<T>(question: (questions: SqliteChanges) => T | Promise<T>): Promise<T> {
     try {
       return await question(await this.ready());
     } catch (error) {
@@ -301,7 +301,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   history(resource: ResourceName, id: number): Promise<HistoryItem[]> {
-    return this.ask((audit) => audit.history(resource, id));
+    return this.ask((questions) => questions.history(resource, id));
   }
 
   async *changes(query: ChangeQuery): AsyncIterable<ChangeItem> {
@@ -313,27 +313,27 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   versionOf(resource: ResourceName, id: number, version: number): Promise<EntryRecord | undefined> {
-    return this.ask((audit) => audit.versionOf(resource, id, version));
+    return this.ask((questions) => questions.versionOf(resource, id, version));
   }
 
   entryAt(resource: ResourceName, id: number, position: number): Promise<EntryThen> {
-    return this.ask((audit) => audit.entryAt(resource, id, position));
+    return this.ask((questions) => questions.entryAt(resource, id, position));
   }
 
   listAt(resource: ResourceName, position: number): Promise<EntryRecord[]> {
-    return this.ask((audit) => audit.listAt(resource, position));
+    return this.ask((questions) => questions.listAt(resource, position));
   }
 
   positionAt(time: string): Promise<number> {
-    return this.ask((audit) => audit.positionAt(time));
+    return this.ask((questions) => questions.positionAt(time));
   }
 
   timeOf(position: number): Promise<string | undefined> {
-    return this.ask((audit) => audit.timeOf(position));
+    return this.ask((questions) => questions.timeOf(position));
   }
 
   touched(from: number, to: number): Promise<Map<ResourceName, number[]>> {
-    return this.ask((audit) => audit.touched(from, to));
+    return this.ask((questions) => questions.touched(from, to));
   }
 
   /**

@@ -1,7 +1,7 @@
 import { type ChangeItem, changeItem } from '../../projections/changes.js';
 import { DomainError } from '../domain/shared/errors.js';
 import type { ChangeQuery } from '../read-models/port.js';
-import type { Audit } from './audit.js';
+import type { Changes } from './changes.js';
 import type { Projected } from './projector.js';
 
 /** The filters a live client may give: a subset of the change log's (token events for admins only). */
@@ -84,12 +84,12 @@ class Subscriber {
   }
 }
 
-export class Feed {
+export class ChangesFeed {
   private readonly live = new Set<Subscriber>();
   private readonly joining = new Set<Subscriber>();
 
   constructor(
-    private readonly audit: Audit,
+    private readonly changes: Changes,
     private readonly limits: FeedLimits = { maxSubscribers: 128, maxBufferedBytes: 1024 * 1024 },
   ) {}
 
@@ -125,7 +125,7 @@ export class Feed {
     const subscriber = new Subscriber(filter, after, client);
     this.joining.add(subscriber);
     try {
-      for await (const item of this.audit.changes({ ...filter, after, order: 'asc' })) {
+      for await (const item of this.changes.changes({ ...filter, after, order: 'asc' })) {
         if (client.gone || !this.joining.has(subscriber)) return () => {};
         subscriber.offer([item]);
         if (client.buffered > CATCH_UP_HIGH_WATER) await client.drained();

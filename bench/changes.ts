@@ -1,6 +1,6 @@
 // The auditor's questions on a large log: a page of changes with one filter, ?at= on one entry and on
 // the list of servers, the live feed to 100 clients, and the memory the service holds.
-// Usage: npm run bench:audit   (BENCH_EVENTS, default 1,000,000; BENCH_SERVERS, default 10,000)
+// Usage: npm run bench:changes   (BENCH_EVENTS, default 1,000,000; BENCH_SERVERS, default 10,000)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -39,7 +39,7 @@ const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.s
  * between two moments. Everything comes from what the projector stored as it folded each event
  * (`flush` hands it what waits first); nothing rescans the log, and no answer holds the event loop.
  */
-export class Audit {
+export class Changes {
   constructor(
     private readonly reader: AuditReader,
     /** Hands the read models what the projector folded and has not saved yet. */
@@ -115,7 +115,7 @@ export class Audit {
     const [start, end] = [await this.resolve(from), await this.resolve(to)];
     const touched =
       end.position > start.position ? await this.stored().touched(start.position, end.position) : new Map();
-    const resources = async function* (this: Audit): AsyncIterable<[ResourceName, ResourceDiff]> {
+    const resources = async function* (this: Changes): AsyncIterable<[ResourceName, ResourceDiff]> {
       for (const name of RESOURCE_NAMES)
         yield [name, await this.resourceDiff(name, touched.get(name) ?? [], start, end)];
     };

@@ -1,13 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import type { Context } from 'koa';
 import type { ChangeItem } from '../../../projections/changes.js';
-import type { DiffReport } from '../../application/audit.js';
-import type { FeedClient, FeedFilter } from '../../application/feed.js';
+import type { DiffReport } from '../../application/changes.js';
+import type { FeedClient, FeedFilter } from '../../application/changes-feed.js';
 import type { ConfigService } from '../../application/service.js';
 import type { Principal } from '../../application/tokens.js';
 import { isCollectionName } from '../../domain/resources.js';
 import type { ChangeQuery } from '../../read-models/port.js';
-import { CSV_HEADER, csvRows, streamed, take } from '../change-formats.js';
+import { CSV_HEADER, csvRows, streamed, take } from '../changes-formats.js';
 import { invalidQuery } from '../errors.js';
 import { forbidden } from '../identity.js';
 import { entryJson } from '../list-body.js';
@@ -96,7 +96,7 @@ function nextPage(params: Params, last: ChangeItem): string {
 export async function changes(ctx: Context, service: ConfigService): Promise<void> {
   const params = singleParameters(ctx, CHANGE_PARAMS);
   const { query, limit } = parseChangeQuery(ctx, params);
-  const items = service.audit.changes(query);
+  const items = service.changes.changes(query);
   const format = ctx.accepts('application/json', 'application/x-ndjson', 'text/csv');
   if (format === 'application/x-ndjson') {
     ctx.type = 'application/x-ndjson';
@@ -119,7 +119,7 @@ export async function diff(ctx: Context, service: ConfigService): Promise<void> 
   if (params.from === undefined) throw invalidQuery('from is required: a position or an ISO 8601 date-time');
   const from = parseMoment('from', params.from);
   const to = params.to === undefined ? { position: Number.MAX_SAFE_INTEGER } : parseMoment('to', params.to);
-  const report = await service.audit.diff(from, to);
+  const report = await service.changes.diff(from, to);
   ctx.type = 'application/json';
   ctx.body = pacedBody(diffPieces(report));
 }

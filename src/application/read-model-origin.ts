@@ -4,7 +4,7 @@ import { type EventStore, logged } from '../event-store/port.js';
 import { StartRefused } from './secret-key.js';
 
 /** What the read models remember of the last event they folded, to recognise their log. */
-export interface Checkpoint {
+export interface Origin {
   /** The revision of that event in the configuration stream; -1 before the first. */
   revision: number;
   /** A digest of that event; absent in read models written before digests were kept. */
@@ -25,28 +25,28 @@ const REMEDY = [
 ].join('\n');
 
 /**
- * Refuses read models whose checkpoint the log does not hold: a log that is behind them (deleted,
+ * Refuses read models whose origin (the event they were folded up to) the log does not hold: a log that is behind them (deleted,
  * or replaced by an older backup) or another log altogether.
  */
 export async function assertLogHolds(
   store: EventStore,
   stream: string,
-  checkpoint: Checkpoint,
+  origin: Origin,
   readModels: string,
 ): Promise<void> {
-  if (checkpoint.revision < 0) return;
-  const [event] = (await store.readStream(stream, { fromRevision: checkpoint.revision, maxCount: 1 })).map(logged);
+  if (origin.revision < 0) return;
+  const [event] = (await store.readStream(stream, { fromRevision: origin.revision, maxCount: 1 })).map(logged);
   if (!event) {
-    const [head] = await lastEvent(store, stream, checkpoint.revision);
+    const [head] = await lastEvent(store, stream, origin.revision);
     const ends = head === undefined ? 'is empty' : `ends at position ${head + 1}`;
     throw new StartRefused(
-      `the read models in ${readModels} reached position ${checkpoint.revision + 1}, but the event log (${store.name}) ${ends}:\n` +
+      `the read models in ${readModels} reached position ${origin.revision + 1}, but the event log (${store.name}) ${ends}:\n` +
         `the log is behind its read models (deleted, or restored from an older backup).\n${REMEDY}`,
     );
   }
-  if (checkpoint.digest !== undefined && eventDigest(event) !== checkpoint.digest) {
+  if (origin.digest !== undefined && eventDigest(event) !== origin.digest) {
     throw new StartRefused(
-      `the read models in ${readModels} were built from another event log: the event at position ${checkpoint.revision + 1} ` +
+      `the read models in ${readModels} were built from another event log: the event at position ${origin.revision + 1} ` +
         `of this log (${store.name}) is not the one they folded.\n${REMEDY}`,
     );
   }

@@ -144,7 +144,7 @@ function statements(db: Database.Database) {
 }
 
 /** The change log's questions, answered from the `changes`, `versions` and `list_snapshots` tables (complete ones). */
-export class SqliteAudit {
+export class SqliteChanges {
   private readonly sql;
 
   constructor(private readonly db: Database.Database) {

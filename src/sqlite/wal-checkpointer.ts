@@ -40,7 +40,7 @@ parentPort.once('message', () => {
  * holding every request for 40 to 60 ms. A PASSIVE checkpoint never waits for, nor blocks, the
  * writer; the connection keeps its own, larger bound (FALLBACK_CHECKPOINT_PAGES).
  */
-export class Checkpointer {
+export class WalCheckpointer {
   private readonly worker: Worker;
   private exited = false;
 

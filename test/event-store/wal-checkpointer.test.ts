@@ -10,8 +10,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CONFIG_STREAM } from '../../src/application/projector.js';
 import { SqliteEventStore } from '../../src/event-store/sqlite/store.js';
-import { Checkpointer, FALLBACK_CHECKPOINT_PAGES } from '../../src/sqlite/checkpointer.js';
 import Database from '../../src/sqlite/driver.js';
+import { FALLBACK_CHECKPOINT_PAGES, WalCheckpointer } from '../../src/sqlite/wal-checkpointer.js';
 
 const MiB = 1024 * 1024;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -46,7 +46,7 @@ test('without a checkpointer, the log grows with every step (the premise)', asyn
 test('with one, the log is moved into the file between steps and starts again from its beginning', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'pmacontrol-wal-'));
   const { file, db, insert } = database(dir);
-  const checkpointer = new Checkpointer(file, 50);
+  const checkpointer = new WalCheckpointer(file, 50);
   await writeInSteps((blob) => void insert.run(blob));
   assert.ok(walSize(file) < 3 * MiB, `the log stays short: ${walSize(file)}`);
   assert.is(db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM blobs').get()!.n, 24);
@@ -58,7 +58,7 @@ test('with one, the log is moved into the file between steps and starts again fr
 test('a worker that cannot open its file says so in a process warning', async () => {
   const file = join(tmpdir(), `pmacontrol-missing-${process.pid}.sqlite`);
   const warned = new Promise<Error>((resolve) => process.once('warning', resolve));
-  const checkpointer = new Checkpointer(file);
+  const checkpointer = new WalCheckpointer(file);
   // The worker does not hold the process open (it is unref'd): this timer does, while it fails.
   const hold = setTimeout(() => {}, 10_000);
   const warning = (await warned) as Error & { code?: string };
