@@ -21,7 +21,7 @@ const { token } = await running.service.write.issueToken(
 );
 for (let i = 0; i < 100; i++) {
   const input = { name: `t${i}`, color: '#000000', background: '#FFFFFF' };
-  await running.service.execute({ kind: 'create', resource: 'tags', input }, caller);
+  await running.service.write.execute({ kind: 'create', resource: 'tags', input }, caller);
 }
 const base = `http://127.0.0.1:${running.port}/fr/api/config/tags/`;
 

@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { pino } from 'pino';
+import type { WriteRequest } from '../src/application/prepare.js';
 import { ConfigService } from '../src/application/service.js';
 import { loadConfig } from '../src/config.js';
 import { openStores } from '../src/main.js';
@@ -17,7 +18,7 @@ const dataDir = scratchDir('pmacontrol-audit-');
 const env = { DATA_DIR: dataDir, CONFIG_SECRET_KEY: KEY, LOG_LEVEL: 'silent' };
 const ACTORS = ['ansible', 'terraform', 'alice', 'bob', 'nightly-sync'];
 
-type Run = (i: number, request: Parameters<ConfigService['execute']>[0]) => Promise<void>;
+type Run = (i: number, request: WriteRequest) => Promise<void>;
 
 /** Tags, then servers carrying them, then updates spread over the servers until the log is long enough. */
 async function fill(service: ConfigService, run: Run): Promise<void> {
@@ -65,7 +66,7 @@ async function generate(): Promise<{ seconds: number; events: number }> {
   const started = performance.now();
   const inFlight = new Set<Promise<unknown>>();
   const run: Run = async (i, request) => {
-    const job = service.execute(request, { actor: ACTORS[i % ACTORS.length], requestId: `req-${i}` });
+    const job = service.write.execute(request, { actor: ACTORS[i % ACTORS.length], requestId: `req-${i}` });
     const tracked = job.finally(() => inFlight.delete(tracked));
     inFlight.add(tracked);
     if (inFlight.size >= 512) await Promise.race(inFlight);

@@ -11,14 +11,13 @@ import { type ReadModelStore, ReadModelsRebuilding } from '../read-models/port.j
 import { Changes } from './changes.js';
 import { ChangesFeed, type FeedLimits } from './changes-feed.js';
 import { type Caller, type Clock, GroupCommit } from './group-commit.js';
-import type { WriteRequestOf } from './prepare.js';
 import { CONFIG_STREAM, Projector } from './projector.js';
 import { assertLogHolds } from './read-model-origin.js';
 import { RequestLog, WINDOW_MS } from './requests.js';
 import { assertMatches, keyFingerprint, StartRefused } from './secret-key.js';
 import { createSecretBox, type SecretBox } from './secrets.js';
 import { type Principal, type Refusal, TokenTable } from './tokens.js';
-import { type WriteResult, Writes } from './writes.js';
+import { Writes } from './writes.js';
 
 export type { Caller, Clock } from './group-commit.js';
 
@@ -244,11 +243,6 @@ export class ConfigService {
     return this.changes.history(resource, id);
   }
 
-  /** A configuration write (see Writes.execute). */
-  execute<R extends ResourceName>(request: WriteRequestOf<R>, caller: Caller): Promise<WriteResult> {
-    return this.write.execute(request, caller);
-  }
-
   /**
    * The revision of the log's last event, as the store has it now (one cheap question). Throws when
    * the store does not answer within `timeoutMs`.
@@ -263,11 +257,6 @@ export class ConfigService {
     } finally {
       clearTimeout(timer);
     }
-  }
-
-  /** A secret in plain text for the platform, recorded first (see Writes.revealSecret). */
-  revealSecret(resource: 'servers' | 'ssh-keys', id: number, caller: Caller): Promise<string | null> {
-    return this.write.revealSecret(resource, id, caller);
   }
 
   /** Appends system events while `needed` holds: another instance may have written them first. */

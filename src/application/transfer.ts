@@ -1,6 +1,6 @@
 import { decide } from '../domain/decide.js';
 import { evolve } from '../domain/evolve.js';
-import { type ResourceName, resourceOf } from '../domain/resources.js';
+import { type ResourceName, referenceOrder, resourceOf } from '../domain/resources.js';
 import { DomainError, type FieldError, ValidationFailed } from '../domain/shared/errors.js';
 import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
@@ -10,16 +10,8 @@ import { type PrepareDeps, prepare, type WriteRequest } from './prepare.js';
 /** The format name an export carries and an import expects. */
 export const EXPORT_FORMAT = 'pmacontrol-config/1';
 
-/** The order entries are imported in: every resource after the ones it references. */
-export const IMPORT_ORDER: readonly ResourceName[] = [
-  'tags',
-  'clients',
-  'environments',
-  'ssh-keys',
-  'servers',
-  'storage-areas',
-  'aliases',
-];
+/** The order entries are imported in: every resource after the ones it references (see referenceOrder). */
+export const IMPORT_ORDER: readonly ResourceName[] = referenceOrder();
 
 /** One entry of an import document, checked against its resource's schema (secrets in plain text). */
 export interface ImportItem {

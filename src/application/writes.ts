@@ -294,20 +294,22 @@ export class Writes {
   }
 
   /**
-   * A secret in plain text for the platform (a token with the `secrets` right): the read is first
-   * recorded as a SecretRevealed event (the entry, the field and the actor, never the value), then
-   * answered. Null when the entry has no such secret.
+   * The secrets of one entry in plain text, for the platform (a token with the `secrets` right): each
+   * secret field the resource declares, its read first recorded as a SecretRevealed event (the
+   * entry, the field and the actor, never the value), then answered. Null for a secret not set.
    */
-  revealSecret(resource: 'servers' | 'ssh-keys', id: number, caller: Caller): Promise<string | null> {
-    const field = resourceOf(resource).secretFields[0];
+  revealSecrets(resource: ResourceName, id: number, caller: Caller): Promise<Record<string, string | null>> {
+    const fields = resourceOf(resource).secretFields;
     const decideOn: Decide = (state) => {
       const col = state.collections[resource];
       if (!col.get(id)) throw col.tombstone(id) ? new Deleted(resource, id) : new NotFound(resource, id);
-      return [{ type: 'SecretRevealed', data: { resource, id, field } }];
+      return fields.map((field) => ({ type: 'SecretRevealed', data: { resource, id, field } }));
     };
     return this.run(caller, decideOn, (state) => {
-      const sealed = state.collections[resource].get(id)?.[field];
-      return typeof sealed === 'string' && sealed !== '' ? this.deps.secrets.open(sealed as Sealed) : null;
+      const entry = state.collections[resource].get(id);
+      const open = (sealed: unknown) =>
+        typeof sealed === 'string' && sealed !== '' ? this.deps.secrets.open(sealed as Sealed) : null;
+      return Object.fromEntries(fields.map((field) => [field, open(entry?.[field])]));
     });
   }
 

@@ -1,33 +1,29 @@
-import type { ResourceName } from '../domain/resources.js';
+import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../domain/resources.js';
+import type { FieldSpec } from '../domain/shared/fields.js';
 
 /** A row as mysql2 gives it. */
 export type Row = Record<string, unknown>;
 
 /** The rows of PmaControl's tables this service takes, by table name. */
-export type PmaControlTables = Record<(typeof TABLES)[number], Row[]>;
+export type PmaControlTables = Record<string, Row[]>;
 
-/** PmaControl's tables (its install schema, sql/full/pmacontrol.sql), in the order they are read. */
-export const TABLES = [
-  'client',
-  'environment',
-  'tag',
-  'mysql_server',
-  'link__mysql_server__tag',
-  'ssh_key',
-  'backup_storage_area',
-  'alias_dns',
-] as const;
+/** Every resource PmaControl keeps, with its table (the `pmacontrol` key of its declaration). */
+const KEPT = RESOURCE_NAMES.flatMap((name) => {
+  const table = resourceOf(name).declaration.pmacontrol;
+  return table ? [{ name, resource: resourceOf(name), table }] : [];
+});
+
+/** PmaControl's tables this service reads: each resource's, then its link tables. */
+export const TABLES: readonly string[] = KEPT.flatMap(({ table }) => [
+  table.table,
+  ...Object.values(table.links ?? {}).map((link) => link.table),
+]);
 
 /** Which table each resource comes from. */
-export const TABLE_OF: Record<ResourceName, string> = {
-  clients: 'client',
-  environments: 'environment',
-  tags: 'tag',
-  servers: 'mysql_server',
-  'ssh-keys': 'ssh_key',
-  'storage-areas': 'backup_storage_area',
-  aliases: 'alias_dns',
-};
+export const TABLE_OF = Object.fromEntries(KEPT.map(({ name, table }) => [name, table.table])) as Record<
+  ResourceName,
+  string
+>;
 
 /** Opens a secret PmaControl stored encrypted; throws when it does not open (or no key was given). */
 export type Decrypt = (ciphertext: string) => string;
@@ -50,38 +46,17 @@ const text = (value: unknown) => (value === null || value === undefined ? undefi
 const number = (value: unknown) => (value === null || value === undefined ? undefined : Number(value));
 /** PmaControl keeps flags as integers (or '0'/'1' enums): 0 and 1 are what the service takes too. */
 const flag = (value: unknown) => (value === null || value === undefined ? undefined : Number(value) === 0 ? 0 : 1);
-/** PmaControl's geolocalisation ids are NOT NULL: 0 means none. */
-const optionalId = (value: unknown) =>
-  value === null || value === undefined || Number(value) === 0 ? null : Number(value);
 
-/** The columns that exist in this row (older PmaControl schemas lack some): absent ones are left to defaults. */
-function pick(row: Row, columns: Record<string, (value: unknown) => unknown>): Row {
-  const entry: Row = {};
-  for (const [column, convert] of Object.entries(columns)) {
-    if (!Object.hasOwn(row, column)) continue;
-    const value = convert(row[column]);
-    if (value !== undefined) entry[column] = value;
-  }
-  return entry;
+/** A column's value as the field takes it, from the field's type and how PmaControl keeps it; undefined: left out. */
+function columnValue(spec: FieldSpec, value: unknown): unknown {
+  const { zeroIsNull, emptyIsAbsent } = spec.pmacontrol ?? {};
+  const types = [spec.schema.type].flat();
+  if (zeroIsNull && (value === null || value === undefined || Number(value) === 0)) return null;
+  if (types.includes('boolean')) return flag(value);
+  if (types.includes('integer')) return number(value);
+  const shown = text(value);
+  return emptyIsAbsent && shown === '' ? undefined : shown;
 }
-
-const clientEntry = (row: Row) => pick(row, { id: number, libelle: text, logo: text, is_monitored: flag });
-const environmentEntry = (row: Row) => pick(row, { id: number, libelle: text, key: text, class: text, letter: text });
-const tagEntry = (row: Row) => pick(row, { id: number, name: text, color: text, background: text });
-const aliasEntry = (row: Row) => pick(row, { id: number, id_mysql_server: number, dns: text, port: number });
-
-function storageAreaEntry(row: Row): Row {
-  return {
-    ...pick(row, { id: number, id_ssh_key: number, ip: text, port: number, path: text, libelle: text }),
-    ...pick(row, { id_geolocalisation_city: optionalId, id_geolocalisation_country: optionalId }),
-  };
-}
-
-const SERVER_COLUMNS = {
-  ...{ id: number, id_client: number, id_environment: number, name: text, ip: text, hostname: text, port: number },
-  ...{ login: text, database: text, is_ssl: flag, ssh_nat: text, ssh_port: number, ssh_login: text },
-  ...{ is_sudo: flag, is_root: flag, is_monitored: flag, is_proxy: flag, is_vip: flag, is_acknowledged: number },
-};
 
 /** A secret PmaControl stored encrypted, opened; if it does not open, a problem and UNOPENED in its place. */
 function opened(table: string, row: Row, field: string, stored: string, decrypt: Decrypt, problems: RowProblem[]) {
@@ -93,42 +68,50 @@ function opened(table: string, row: Row, field: string, stored: string, decrypt:
   }
 }
 
-/**
- * A server: its columns, its tags from the link table, its password opened when PmaControl stored it
- * encrypted (`is_password_crypted`), and `is_deleted` for the soft-deleted ones. An empty
- * display_name falls back to the name, as PmaControl shows it.
- */
-function serverEntry(row: Row, tags: number[], decrypt: Decrypt, problems: RowProblem[]): Row {
-  const entry: Row = { ...pick(row, SERVER_COLUMNS), tags };
-  const display = text(row.display_name);
-  if (display) entry.display_name = display;
-  if (Object.hasOwn(row, 'is_deleted')) entry.is_deleted = Number(row.is_deleted) !== 0;
-  const passwd = text(row.passwd) ?? '';
-  const crypted = Number(row.is_password_crypted ?? 0) !== 0;
-  entry.passwd = crypted ? opened('mysql_server', row, 'passwd', passwd, decrypt, problems) : passwd;
-  return entry;
-}
-
-/**
- * An SSH key: PmaControl stores the private key encrypted with its CRYPT_KEY; a key stored in clear
- * (an OpenSSH or PEM block) is taken as it is. type, bit and fingerprint are derived here again.
- */
-function sshKeyEntry(row: Row, decrypt: Decrypt, problems: RowProblem[]): Row {
-  const entry = pick(row, { id: number, name: text, user: text, public_key: text, comment: text });
-  const stored = text(row.private_key) ?? '';
-  const clear = /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(stored);
-  entry.private_key = clear ? stored : opened('ssh_key', row, 'private_key', stored, decrypt, problems);
-  return entry;
-}
-
-/** The tags of each server, from link__mysql_server__tag. */
-function tagsByServer(links: Row[]): Map<number, number[]> {
-  const byServer = new Map<number, number[]>();
+/** The ids of a link table, by the row that holds them. */
+function linked(links: Row[], owner: string, target: string): Map<number, number[]> {
+  const byOwner = new Map<number, number[]>();
   for (const link of links) {
-    const server = Number(link.id_mysql_server);
-    byServer.set(server, [...(byServer.get(server) ?? []), Number(link.id_tag)]);
+    const id = Number(link[owner]);
+    byOwner.set(id, [...(byOwner.get(id) ?? []), Number(link[target])]);
   }
-  return byServer;
+  return byOwner;
+}
+
+/**
+ * One row as an entry of its resource, as the declaration says: each field from the column of its
+ * name (a column an older PmaControl lacks is left to the field's default; a derived field is
+ * derived again), lists of ids from their link tables, secrets opened when PmaControl stored them
+ * encrypted, and `is_deleted` for a resource deleted softly.
+ */
+function entryOf(
+  kept: (typeof KEPT)[number],
+  row: Row,
+  tables: PmaControlTables,
+  decrypt: Decrypt,
+  problems: RowProblem[],
+) {
+  const { resource, table } = kept;
+  const entry: Row = {};
+  if (Object.hasOwn(row, 'id')) entry.id = number(row.id);
+  for (const [field, spec] of Object.entries(resource.declaration.fields) as [string, FieldSpec][]) {
+    const link = table.links?.[field];
+    if (link) {
+      entry[field] = linked(tables[link.table] ?? [], link.owner, link.target).get(Number(row.id)) ?? [];
+    } else if (spec.secret) {
+      const stored = text(row[field]) ?? '';
+      const crypted = table.cryptedFlag
+        ? Number(row[table.cryptedFlag] ?? 0) !== 0
+        : !(spec.pmacontrol?.plainWhen?.test(stored) ?? false);
+      entry[field] = crypted ? opened(table.table, row, field, stored, decrypt, problems) : stored;
+    } else if (!spec.derived && Object.hasOwn(row, field)) {
+      const value = columnValue(spec, row[field]);
+      if (value !== undefined) entry[field] = value;
+    }
+  }
+  if (resource.declaration.deletion === 'soft' && Object.hasOwn(row, 'is_deleted'))
+    entry.is_deleted = Number(row.is_deleted) !== 0;
+  return entry;
 }
 
 /**
@@ -137,15 +120,11 @@ function tagsByServer(links: Row[]): Map<number, number[]> {
  */
 export function documentFromTables(tables: PmaControlTables, decrypt: Decrypt) {
   const problems: RowProblem[] = [];
-  const tags = tagsByServer(tables.link__mysql_server__tag);
-  const resources: Record<ResourceName, Row[]> = {
-    clients: tables.client.map(clientEntry),
-    environments: tables.environment.map(environmentEntry),
-    tags: tables.tag.map(tagEntry),
-    servers: tables.mysql_server.map((row) => serverEntry(row, tags.get(Number(row.id)) ?? [], decrypt, problems)),
-    'ssh-keys': tables.ssh_key.map((row) => sshKeyEntry(row, decrypt, problems)),
-    'storage-areas': tables.backup_storage_area.map(storageAreaEntry),
-    aliases: tables.alias_dns.map(aliasEntry),
-  };
+  const resources = Object.fromEntries(
+    KEPT.map((kept) => [
+      kept.name,
+      (tables[kept.table.table] ?? []).map((row) => entryOf(kept, row, tables, decrypt, problems)),
+    ]),
+  ) as Record<ResourceName, Row[]>;
   return { document: { format: 'pmacontrol-config/1', resources }, problems };
 }

@@ -50,6 +50,28 @@ export function referencesTo(target: CollectionName): Link[] {
   );
 }
 
+/**
+ * The resources with each one after every resource it references (an import creates them in this
+ * order), the others in the order of RESOURCES; a cycle of references is refused when this loads.
+ */
+export function referenceOrder(): ResourceName[] {
+  const order: ResourceName[] = [];
+  const placed = (name: ResourceName) => order.includes(name);
+  while (order.length < RESOURCE_NAMES.length) {
+    const next = RESOURCE_NAMES.find(
+      (name) =>
+        !placed(name) &&
+        RESOURCES[name].references.every(
+          (link) => link.reference.target === name || placed(link.reference.target as ResourceName),
+        ),
+    );
+    if (!next)
+      throw new Error(`the references between ${RESOURCE_NAMES.filter((n) => !placed(n)).join(', ')} form a cycle`);
+    order.push(next);
+  }
+  return order;
+}
+
 for (const name of RESOURCE_NAMES) {
   for (const link of RESOURCES[name].references) {
     if (!isResourceName(link.reference.target)) {

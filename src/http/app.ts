@@ -18,6 +18,7 @@ import { refuseQuery } from './request.js';
 import { changeStream, changes, diff, KEEP_ALIVE_MS } from './routes/changes.js';
 import {
   API_ROUTES,
+  type ApiRouteDescriptor,
   type ApiRouteKind,
   allowedMethods,
   CONFIG_BASE,
@@ -50,6 +51,8 @@ export interface AppDeps {
 type ResolvedDeps = AppDeps & { metrics: Metrics; hosts: HostCheck };
 
 type Handle = (ctx: Context) => unknown;
+/** A route of API_ROUTES: its handler is given the route it was mounted for. */
+type RouteHandle = (ctx: Context, route: ApiRouteDescriptor) => unknown;
 
 function notFound(ctx: Context) {
   const rest = ctx.path.startsWith(`${CONFIG_BASE}/`) ? ctx.path.slice(CONFIG_BASE.length + 1) : undefined;
@@ -59,7 +62,7 @@ function notFound(ctx: Context) {
 }
 
 /** The routes about the whole configuration, the tokens, or the API itself. */
-function apiHandlers(deps: ResolvedDeps, validator: WriteValidator): Record<ApiRouteKind, Handle> {
+function apiHandlers(deps: ResolvedDeps, validator: WriteValidator): Record<ApiRouteKind, RouteHandle> {
   const { service, openapi, keepAliveMs } = deps;
   const readiness = deps.readiness ?? new Readiness();
   return {
@@ -77,8 +80,7 @@ function apiHandlers(deps: ResolvedDeps, validator: WriteValidator): Record<ApiR
     listTokens: (ctx) => listTokens(ctx, service),
     issueToken: (ctx) => issueToken(ctx, service),
     revokeToken: (ctx) => revokeToken(ctx, service),
-    serverSecret: (ctx) => revealSecret(ctx, service, 'servers'),
-    sshKeySecret: (ctx) => revealSecret(ctx, service, 'ssh-keys'),
+    secret: (ctx, route) => revealSecret(ctx, service, route.resource!),
     openApi: (ctx) => {
       refuseQuery(ctx);
       ctx.body = openapi;
@@ -124,7 +126,7 @@ function routes(deps: ResolvedDeps): Router {
     );
   }
   const api = apiHandlers(deps, handlerDeps.validator);
-  for (const route of API_ROUTES) mount(route.path, route.method, route.access, api[route.kind]);
+  for (const route of API_ROUTES) mount(route.path, route.method, route.access, (ctx) => api[route.kind](ctx, route));
   for (const [path, methods] of byPath) {
     router.all(path, (ctx: Context) => {
       const allow = allowedMethods(methods);

@@ -1,8 +1,8 @@
 import type { OperationObject, ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
-import { COLLECTION_NAMES, RESOURCE_NAMES } from '../domain/resources.js';
+import { COLLECTION_NAMES, RESOURCE_NAMES, resourceOf } from '../domain/resources.js';
 import type { ApiRouteDescriptor } from '../http/routes/descriptors.js';
 import { json, problems, ref, requestIdHeader } from './config-operations.js';
-import { issueToken, listTokens, revokeToken, serverSecret, sshKeySecret, whoami } from './identity-operations.js';
+import { issueToken, listTokens, revokeToken, secretOperation, whoami } from './identity-operations.js';
 import { docs, docsAsset, healthz, metrics, readyz } from './ops-operations.js';
 import { exportConfiguration, importConfiguration } from './transfer-operations.js';
 
@@ -214,7 +214,14 @@ function openApi(): OperationObject {
 /** The OpenAPI operation of a route about the whole configuration or the API itself. */
 export function apiOperation(route: ApiRouteDescriptor): OperationObject {
   const operations = { changes, changeStream, diff, openApi, whoami, listTokens, issueToken, revokeToken };
-  const more = { serverSecret, sshKeySecret, healthz, readyz, metrics, docs, docsAsset };
+  const more = {
+    secret: () => secretOperation(resourceOf(route.resource!)),
+    healthz,
+    readyz,
+    metrics,
+    docs,
+    docsAsset,
+  };
   const transfer = { export: exportConfiguration, import: importConfiguration };
   return { ...operations, ...more, ...transfer }[route.kind]();
 }

@@ -1,4 +1,5 @@
 import type { OperationObject } from 'openapi3-ts/oas31';
+import type { Resource } from '../domain/shared/declaration.js';
 import { ROLES } from '../domain/tokens/resource.js';
 import { TOKEN_REQUEST } from '../schemas/tokens.js';
 import { json, problems, ref, requestIdHeader } from './config-operations.js';
@@ -133,18 +134,29 @@ export function revokeToken(): OperationObject {
   };
 }
 
-function secretOperation(resource: 'servers' | 'ssh-keys', field: string, what: string, operationId: string) {
+/** `GET /config/{resource}/{id}/secret`: every secret field the resource declares, in plain text. */
+export function secretOperation(resource: Resource): OperationObject {
+  const fields = resource.secretFields;
+  const what = fields.map((field) => resource.declaration.fields[field].label ?? field).join(' and ');
   const schema = {
     type: 'object',
-    properties: { [field]: { type: ['string', 'null'], description: `the ${what} in plain text; null: none is set` } },
-    required: [field],
+    properties: Object.fromEntries(
+      fields.map((field) => [
+        field,
+        {
+          type: ['string', 'null'],
+          description: `the ${resource.declaration.fields[field].label ?? field} in plain text; null: none is set`,
+        },
+      ]),
+    ),
+    required: [...fields],
     additionalProperties: false,
   };
-  const example = { [field]: field === 'passwd' ? 'monitor-password' : '-----BEGIN OPENSSH PRIVATE KEY-----\n…' };
-  return (): OperationObject => ({
+  const example = Object.fromEntries(fields.map((field) => [field, resource.declaration.fields[field].example]));
+  return {
     tags: ['identity'],
-    operationId,
-    summary: `The ${what} of one ${resource === 'servers' ? 'server' : 'SSH key'}, in plain text`,
+    operationId: `get${resource.declaration.title}Secret`,
+    summary: `The ${what} of one ${resource.declaration.label}, in plain text`,
     description:
       `For the monitoring platform: only a token issued with "secrets": true may call it (anyone else: 403, anonymous ` +
       `callers 401). Each call is first recorded in the log as a SecretRevealed event (the entry, the field and the ` +
@@ -154,8 +166,5 @@ function secretOperation(resource: 'servers' | 'ssh-keys', field: string, what: 
       200: { description: `the ${what}`, headers: requestIdHeader, content: json(schema, example) },
       ...problems('BadRequest', 'NotFound', 'Unavailable'),
     },
-  });
+  };
 }
-
-export const serverSecret = secretOperation('servers', 'passwd', 'password', 'getServerSecret');
-export const sshKeySecret = secretOperation('ssh-keys', 'private_key', 'private key', 'getSshKeySecret');

@@ -48,12 +48,12 @@ async function world(anonymousRole: AccessSettings['anonymousRole']): Promise<Wo
   };
   const revoked = h.service.state.collections.tokens.inOrder().find((t) => t.name === 'erin')!;
   await h.service.write.revokeToken(revoked.id, ADMIN);
-  const tag = await h.service.execute(
+  const tag = await h.service.write.execute(
     { kind: 'create', resource: 'tags', input: { name: 'matrix', color: '#000000', background: '#FFFFFF' } },
     ADMIN,
   );
-  await h.service.execute({ kind: 'patch', resource: 'tags', id: tag.id, input: { color: '#111111' } }, ADMIN);
-  const server = await h.service.execute(
+  await h.service.write.execute({ kind: 'patch', resource: 'tags', id: tag.id, input: { color: '#111111' } }, ADMIN);
+  const server = await h.service.write.execute(
     {
       kind: 'create',
       resource: 'servers',

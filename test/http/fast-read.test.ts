@@ -73,7 +73,7 @@ async function world(access: AccessSettings): Promise<World> {
 /** Servers (one soft-deleted), tags (one deleted) and a reader's token. */
 async function seed(service: Harness['service']) {
   const server = (name: string, ip: string) =>
-    service.execute(
+    service.write.execute(
       {
         kind: 'create',
         resource: 'servers',
@@ -82,17 +82,17 @@ async function seed(service: Harness['service']) {
       ADMIN,
     );
   const kept = await server('db-é-01', '10.0.0.1');
-  await service.execute({ kind: 'patch', resource: 'servers', id: kept.id, input: { port: 3307 } }, ADMIN);
+  await service.write.execute({ kind: 'patch', resource: 'servers', id: kept.id, input: { port: 3307 } }, ADMIN);
   const deleted = await server('db-02', '10.0.0.2');
-  await service.execute({ kind: 'delete', resource: 'servers', id: deleted.id }, ADMIN);
+  await service.write.execute({ kind: 'delete', resource: 'servers', id: deleted.id }, ADMIN);
   const tag = (name: string) =>
-    service.execute(
+    service.write.execute(
       { kind: 'create', resource: 'tags', input: { name, color: '#000000', background: '#FFFFFF' } },
       ADMIN,
     );
   const keptTag = await tag('prod');
   const goneTag = await tag('old');
-  await service.execute({ kind: 'delete', resource: 'tags', id: goneTag.id }, ADMIN);
+  await service.write.execute({ kind: 'delete', resource: 'tags', id: goneTag.id }, ADMIN);
   const { token: reader } = await service.write.issueToken(
     { name: 'alice', role: 'reader', secrets: false, expiresAt: null },
     ADMIN,

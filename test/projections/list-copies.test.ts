@@ -95,11 +95,11 @@ it('a service on a read-model file: its list snapshots are those a rebuild from 
     const caller = { actor: 'test', requestId: 'r' };
     const tag = (i: number) => ({ name: `t${i}`, color: '#000000', background: '#FFFFFF' });
     for (let i = 1; i <= 1300; i++)
-      await h.service.execute({ kind: 'create', resource: 'tags', input: tag(i) }, caller);
+      await h.service.write.execute({ kind: 'create', resource: 'tags', input: tag(i) }, caller);
     // Changes while the copy may still run.
     await Promise.all(
       Array.from({ length: 1300 }, (_, i) =>
-        h.service.execute({ kind: 'patch', resource: 'tags', id: i + 1, input: { color: '#222222' } }, caller),
+        h.service.write.execute({ kind: 'patch', resource: 'tags', id: i + 1, input: { color: '#222222' } }, caller),
       ),
     );
     // The list of tags reached 1,000 versions once: one snapshot, copied after the save that made it due.

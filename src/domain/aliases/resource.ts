@@ -12,7 +12,6 @@ export const aliases = defineResource({
   fields: {
     id_mysql_server: ref('servers', {
       required: true,
-
       unusable: { when: (server) => server.is_deleted === true, why: 'is deleted' },
       whenTargetDeleted: 'refuse',
       description: 'the server this name points at; it must not be soft-deleted',
@@ -27,6 +26,7 @@ export const aliases = defineResource({
       describe: (alias) => `alias ${alias.dns}:${alias.port}`,
     },
   ],
+  pmacontrol: { table: 'alias_dns' },
   deletion: 'hard',
   example: { id_mysql_server: 1, dns: 'db-primary.example.net', port: 3306 },
 });

@@ -28,6 +28,7 @@ export const environments = defineResource({
   unique: [
     { fields: ['libelle'], caseInsensitive: ['libelle'], describe: (env) => `environment libelle "${env.libelle}"` },
   ],
+  pmacontrol: { table: 'environment' },
   deletion: 'hard',
   guardDelete: (env) =>
     (env.id as number) <= LAST_BUILT_IN_ENVIRONMENT ? 'environments 1 to 6 are built in' : undefined,

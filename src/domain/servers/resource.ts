@@ -16,43 +16,40 @@ export const servers = defineResource({
   fields: {
     id_client: ref('clients', {
       required: true,
-
       whenTargetDeleted: { live: 'refuse', softDeleted: { moveTo: FALLBACK_CLIENT_ID } },
       description: 'the client that owns the server',
     }),
     id_environment: ref('environments', {
       required: true,
-
       whenTargetDeleted: { live: 'refuse', softDeleted: 'keep' },
       description: 'the environment the server belongs to',
     }),
     name: text(1, 100, {
       required: true,
-
       search: true,
       description: 'the identifier PmaControl uses, unique among all servers, deleted ones included (case-insensitive)',
     }),
     display_name: text(0, 100, {
       defaultFrom: { from: (fields) => fields.name as string, description: 'the name' },
-
+      pmacontrol: { emptyIsAbsent: true },
       search: true,
       description: 'the name shown to people; defaults to `name`',
     }),
     ip: host(255, {
       required: true,
-
       search: true,
       description: 'the address PmaControl connects to: an IPv4 or IPv6 address, or a host name',
     }),
     port: port({ default: 3306, description: 'the MySQL port; (`ip`, `port`) is unique among all servers' }),
     hostname: text(0, 255, {
       default: '',
-
       search: true,
       description: "the machine's own host name, for people (PmaControl connects to `ip`, not to this)",
     }),
     login: text(1, 32, { required: true, description: 'the MySQL user PmaControl logs in with' }),
     passwd: secret(0, 1024, {
+      label: 'password',
+      example: 'monitor-password',
       required: 'on-create',
       trim: false,
       description:
@@ -73,22 +70,18 @@ export const servers = defineResource({
     is_monitored: boolean({ default: true, description: 'PmaControl polls this server' }),
     is_proxy: boolean({
       default: false,
-
       description: 'the address is a proxy (ProxySQL, MaxScale, HAProxy …) in front of servers, not a server itself',
     }),
     is_vip: boolean({
       default: false,
-
       description: 'the address is a virtual IP that moves between servers (failover), not one machine',
     }),
     is_acknowledged: integer(0, MAX_ID, {
       default: 0,
-
       description: "id of the PmaControl user who acknowledged the server's current alert; 0 for none",
     }),
     tags: refs('tags', 1000, {
       default: [],
-
       filterAs: 'tag',
       whenTargetDeleted: 'remove',
       description: 'ids of the tags the server carries, without duplicates, in ascending order',
@@ -102,6 +95,11 @@ export const servers = defineResource({
       describe: (server) => `server address ${server.ip}:${server.port}`,
     },
   ],
+  pmacontrol: {
+    table: 'mysql_server',
+    cryptedFlag: 'is_password_crypted',
+    links: { tags: { table: 'link__mysql_server__tag', owner: 'id_mysql_server', target: 'id_tag' } },
+  },
   deletion: 'soft',
   cryptedFlag: 'is_password_crypted',
   outputs: {

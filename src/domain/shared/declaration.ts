@@ -35,6 +35,18 @@ export interface PrepareContext {
 }
 
 /**
+ * Where PmaControl keeps a resource (its install schema, sql/full/pmacontrol.sql): its table, whose
+ * columns are named as the fields (see FieldSpec.pmacontrol for the exceptions).
+ */
+export interface PmaControlTable {
+  table: string;
+  /** The row's column that says its secrets are stored encrypted under PmaControl's CRYPT_KEY. */
+  cryptedFlag?: string;
+  /** A list of ids kept in a link table: the field, the table, its column naming the row and the one naming the id. */
+  links?: Record<string, { table: string; owner: string; target: string }>;
+}
+
+/**
  * The declaration of one resource: the one place that says what its fields are, which are secret,
  * unique, references or filters, how it is deleted, and what it shows. Validation, the OpenAPI
  * document, the presenter, secret sealing, list filters, the deciders and the fold derive from it.
@@ -78,6 +90,8 @@ export interface ResourceDeclaration<F extends Record<string, FieldSpec> = Recor
    * run in the thread pool before the write is decided, and a problem refuses it (422).
    */
   prove?: (fields: Record<string, unknown>) => Promise<FieldError[]>;
+  /** Where PmaControl keeps it; absent: PmaControl has no such table. */
+  pmacontrol?: PmaControlTable;
   /** A request body for the OpenAPI examples; it must pass validation on POST. */
   example: Record<string, unknown>;
 }

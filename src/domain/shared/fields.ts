@@ -24,11 +24,23 @@ export interface Reference {
   whenTargetDeleted: WhenTargetDeleted;
 }
 
+/** How PmaControl keeps a field in its table, where that differs from a column of the field's name and type. */
+export interface PmaControlColumn {
+  /** 0 stands for none (PmaControl's NOT NULL ids): read as null. */
+  zeroIsNull?: boolean;
+  /** An empty text stands for none: left out, so that the field's default applies. */
+  emptyIsAbsent?: boolean;
+  /** A secret PmaControl may also keep in clear: such a value is taken as it is, any other opened. */
+  plainWhen?: RegExp;
+}
+
 /** Everything the service knows about one field; validation, OpenAPI, presenter and fold read it. */
 export interface FieldSpec<T = unknown> {
   /** The JSON Schema of a stored value (after trimming and boolean normalisation). */
   readonly schema: JsonSchema;
   readonly description: string;
+  /** What people call it, where its name does not say (`passwd`: password). */
+  readonly label?: string;
   /** `always`: required on POST and PUT; `on-create`: on POST only (PUT keeps the stored value). */
   readonly required: 'always' | 'on-create' | false;
   /** The value stored when POST or PUT leaves the field out: a constant or made from the other fields. */
@@ -52,6 +64,8 @@ export interface FieldSpec<T = unknown> {
   readonly search: boolean;
   /** Keeps the first value other than null it is given: a later change of it changes nothing. */
   readonly setOnce: boolean;
+  /** How PmaControl's column of the same name holds it, where it needs saying. */
+  readonly pmacontrol?: PmaControlColumn;
   readonly reference?: Reference;
   readonly example?: T;
   /** Phantom member carrying the value's type; never set. */
@@ -65,10 +79,12 @@ export interface Options<T> {
   /** A default computed from the other fields, e.g. `display_name` from `name`. */
   defaultFrom?: { from: (fields: Record<string, unknown>) => T; description: string };
   description: string;
+  label?: string;
   aliases?: string[];
   filterAs?: string;
   search?: boolean;
   setOnce?: boolean;
+  pmacontrol?: PmaControlColumn;
   example?: T;
 }
 
@@ -77,6 +93,7 @@ function field<T>(schema: JsonSchema, options: Options<T>, extra: Partial<FieldS
   return {
     schema,
     description: options.description,
+    ...(options.label ? { label: options.label } : {}),
     required: options.required === true ? 'always' : options.required === 'on-create' ? 'on-create' : false,
     ...(fallback ? { fallback } : {}),
     nullable: false,
@@ -87,6 +104,7 @@ function field<T>(schema: JsonSchema, options: Options<T>, extra: Partial<FieldS
     ...(options.filterAs ? { filterAs: options.filterAs } : {}),
     search: options.search ?? false,
     setOnce: options.setOnce ?? false,
+    ...(options.pmacontrol ? { pmacontrol: options.pmacontrol } : {}),
     ...(options.example !== undefined ? { example: options.example } : {}),
     ...extra,
   };

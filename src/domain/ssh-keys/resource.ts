@@ -56,8 +56,11 @@ export const sshKeys = defineResource({
       example: PUBLIC_KEY_EXAMPLE,
     }),
     private_key: secret(1, 65536, {
+      label: 'private key',
+      example: '-----BEGIN OPENSSH PRIVATE KEY-----\n…',
       required: 'on-create',
       aliases: ['privée'],
+      pmacontrol: { plainWhen: /-----BEGIN [A-Z ]*PRIVATE KEY-----/ },
       description:
         'the unencrypted OpenSSH or PEM private key matching `public_key`: write-only, sealed before it is stored, ' +
         'never returned (`has_private_key` says one is set); on PUT, leaving it out keeps the stored one',
@@ -85,6 +88,7 @@ export const sshKeys = defineResource({
       describe: (key) => `SSH key ${key.fingerprint} for user "${key.user}"`,
     },
   ],
+  pmacontrol: { table: 'ssh_key' },
   deletion: 'hard',
   cryptedFlag: 'is_password_crypted',
   prepare: prepareKeyPair,

@@ -12,7 +12,6 @@ export const storageAreas = defineResource({
   fields: {
     id_ssh_key: ref('ssh-keys', {
       required: true,
-
       aliases: ['ssh_key'],
       whenTargetDeleted: 'refuse',
       description: 'the SSH key used to reach the area',
@@ -21,13 +20,18 @@ export const storageAreas = defineResource({
     port: port({ default: 22, description: 'its SSH port' }),
     path: text(1, 4096, { required: true, pattern: '^/', search: true, description: 'an absolute path on that host' }),
     libelle: text(1, 64, { required: true, search: true, description: 'a name for people' }),
-    id_geolocalisation_city: nullableInteger(1, { default: null, description: 'id of a city, or null' }),
+    id_geolocalisation_city: nullableInteger(1, {
+      default: null,
+      pmacontrol: { zeroIsNull: true },
+      description: 'id of a city, or null',
+    }),
     id_geolocalisation_country: nullableInteger(1, {
       default: null,
-
+      pmacontrol: { zeroIsNull: true },
       description: 'id of a country, or null',
     }),
   },
+  pmacontrol: { table: 'backup_storage_area' },
   deletion: 'hard',
   objectAliases: {
     géolocalisation: {

@@ -15,6 +15,7 @@ export const tags = defineResource({
     background: color({ required: true, description: 'background colour, `#RRGGBB`' }),
   },
   unique: [{ fields: ['name'], caseInsensitive: ['name'], describe: (tag) => `tag name "${tag.name}"` }],
+  pmacontrol: { table: 'tag' },
   deletion: 'hard',
   example: { name: 'galera', color: '#FFFFFF', background: '#337AB7' },
 });

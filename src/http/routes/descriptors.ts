@@ -1,5 +1,5 @@
 import type { ConfigService } from '../../application/service.js';
-import { RESOURCE_NAMES, type ResourceName } from '../../domain/resources.js';
+import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../../domain/resources.js';
 import type { WriteValidator } from '../../schemas/validator.js';
 import type { Access } from '../identity.js';
 
@@ -25,8 +25,7 @@ export type ApiRouteKind =
   | 'listTokens'
   | 'issueToken'
   | 'revokeToken'
-  | 'serverSecret'
-  | 'sshKeySecret'
+  | 'secret'
   | 'healthz'
   | 'readyz'
   | 'metrics'
@@ -50,6 +49,8 @@ export interface ApiRouteDescriptor {
   method: Method;
   path: string;
   access: Access;
+  /** The resource a `secret` route reveals the secrets of. */
+  resource?: ResourceName;
 }
 
 /** The routes every configuration resource has: kind, method, path after `/config/<resource>`, access. */
@@ -86,8 +87,16 @@ export const API_ROUTES: ApiRouteDescriptor[] = [
   { kind: 'listTokens', method: 'GET', path: TOKENS_PATH, access: 'admin' },
   { kind: 'issueToken', method: 'POST', path: TOKENS_PATH, access: 'admin' },
   { kind: 'revokeToken', method: 'DELETE', path: `${TOKENS_PATH}/{id}`, access: 'admin' },
-  { kind: 'serverSecret', method: 'GET', path: `${CONFIG_BASE}/servers/{id}/secret`, access: 'secrets' },
-  { kind: 'sshKeySecret', method: 'GET', path: `${CONFIG_BASE}/ssh-keys/{id}/secret`, access: 'secrets' },
+  // The secrets of one entry in plain text, for each resource that declares a secret field.
+  ...RESOURCE_NAMES.filter((resource) => resourceOf(resource).secretFields.length > 0).map(
+    (resource): ApiRouteDescriptor => ({
+      kind: 'secret',
+      method: 'GET',
+      path: `${CONFIG_BASE}/${resource}/{id}/secret`,
+      access: 'secrets',
+      resource,
+    }),
+  ),
   { kind: 'openApi', method: 'GET', path: OPENAPI_PATH, access: 'open' },
   { kind: 'healthz', method: 'GET', path: '/healthz', access: 'open' },
   { kind: 'readyz', method: 'GET', path: '/readyz', access: 'open' },

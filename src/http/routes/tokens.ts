@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { ConfigService } from '../../application/service.js';
 import type { Principal } from '../../application/tokens.js';
+import type { ResourceName } from '../../domain/resources.js';
 import type { EntryRecord } from '../../engine/table.js';
 import { parseTokenRequest } from '../../schemas/tokens.js';
 import { readJson } from '../body.js';
@@ -21,12 +22,11 @@ export const presentToken = (token: EntryRecord) => ({
   revoked_at: token.revoked_at,
 });
 
-/** `GET …/servers/{id}/secret`, `GET …/ssh-keys/{id}/secret`: recorded in the log, then answered. */
-export async function revealSecret(ctx: Context, service: ConfigService, resource: 'servers' | 'ssh-keys') {
+/** `GET …/{resource}/{id}/secret`: every secret field of the entry, each read recorded in the log, then answered. */
+export async function revealSecret(ctx: Context, service: ConfigService, resource: ResourceName) {
   refuseQuery(ctx);
   const id = parseId(ctx.params.id);
-  const value = await service.revealSecret(resource, id, callerOf(ctx));
-  ctx.body = resource === 'servers' ? { passwd: value } : { private_key: value };
+  ctx.body = await service.write.revealSecrets(resource, id, callerOf(ctx));
 }
 
 export function whoami(ctx: Context): void {
