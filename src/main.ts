@@ -1,3 +1,4 @@
+// Over 300 lines: the composition root: configuration, stores, service, HTTP server and their start and stop, in order.
 import {
   closeSync,
   existsSync,

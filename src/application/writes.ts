@@ -1,3 +1,4 @@
+// Over 300 lines: the write catalogue: one method per kind of write the service takes.
 import type { ChangeItem } from '../../projections/changes.js';
 import { decide } from '../domain/decide.js';
 import type { Effect } from '../domain/evolve.js';

@@ -1,3 +1,4 @@
+// Over 300 lines: the document's shared components (problems, parameters, headers, schemas), each a literal.
 import type { ComponentsObject, ResponseObject, SchemaObject } from 'openapi3-ts/oas31';
 import type { JsonSchema } from '../domain/shared/fields.js';
 import { MAX_ID } from '../domain/shared/types.js';

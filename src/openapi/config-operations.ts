@@ -1,3 +1,4 @@
+// Over 300 lines: the OpenAPI operations of the eight configuration routes, one function each, with the helpers they share.
 import type {
   OperationObject,
   ParameterObject,

@@ -1,3 +1,4 @@
+// Over 300 lines: every step a write body goes through (unknown names, aliases, ciphertexts, trimming, defaults), in the order they run.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Input } from '../domain/commands.js';

@@ -2,7 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { resourceOf } from '../../src/domain/resources.js';
 import { Journal } from '../../src/engine/journal.js';
-import { type EntryRecord, keyHash, Table } from '../../src/engine/table.js';
+import { type EntryRecord, Table } from '../../src/engine/table.js';
+import { keyHash } from '../../src/engine/unique-index.js';
 
 import { random } from '../support/random.js';
 

@@ -1,4 +1,5 @@
-import type { KeySpec, TableSpec } from '../../engine/table.js';
+import type { TableSpec } from '../../engine/table.js';
+import type { KeySpec } from '../../engine/unique-index.js';
 import type { FieldError } from './errors.js';
 import type { FieldSpec, JsonSchema, Reference, Sealed } from './fields.js';
 

@@ -1,3 +1,4 @@
+// Over 300 lines: the change log's SQL questions (changes, history, versions, moments, lists at a moment), one method each.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import {

@@ -1,3 +1,4 @@
+// Over 300 lines: one save of the read models, statement by statement, as the saving thread and the event loop both run it.
 import type Database from 'better-sqlite3';
 import type { RequestRow } from '../../../projections/changes.js';
 import type { EntryRecord } from '../../engine/table.js';

@@ -1,3 +1,4 @@
+// Over 300 lines: the read-model store is one class: open, save, answer, and set a damaged file aside.
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ChangeItem, HistoryItem, RequestRow } from '../../../projections/changes.js';
