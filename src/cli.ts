@@ -12,11 +12,9 @@ import { createLogger, packageVersion, start } from './main.js';
 import { buildOpenApi } from './openapi/build.js';
 
 /**
- * How far V8 lets its heap grow past what the last full collection found alive, in percent. Left to
- * itself, V8 picks up to 300% for a process that allocates as fast as this one does under writes:
- * with 100,000 servers (about 130 MB alive) the heap reached 280-410 MB and the process 408-530 MB.
- * At 50% it stays near 220 MB (the process near 360 MB), with no loss of throughput or start-up time
- * measured (docs/benchmarks.md). A `--heap-growing-percent` given to node itself wins.
+ * How far V8 lets its heap grow past what the last full collection found alive, in percent: left to
+ * itself, V8 picks up to 300% for a process that allocates as fast as this one does under writes
+ * (bench/http.ts, RSS at 100,000 servers). A `--heap-growing-percent` given to node itself wins.
  */
 const HEAP_GROWING_PERCENT = 50;
 

@@ -46,8 +46,7 @@ export interface Stores {
  * needed; refuses at once with a message that names it otherwise. (Node's recursive mkdir loops
  * forever under /proc, so each missing level is made on its own.) The sync is what the returned
  * promise waits for, refused alike when it fails: it waits for whatever the file system has to write
- * before it (170 ms after 100 MB were copied in, about 0.6 s after 960 MB), so it runs while the read
- * models load rather than before.
+ * before it, so it runs while the read models load rather than before (bench/http.ts, start-up).
  */
 export function prepareDataDir(dir: string): Promise<void> {
   const path = resolve(dir);

@@ -11,8 +11,8 @@ export type FeedFilter = Pick<ChangeQuery, 'resource' | 'id' | 'actor' | 'type' 
 export interface FeedClient {
   /**
    * Sends changes, in one write: a folded batch goes to a client as one piece, so that what a slow
-   * client leaves unread is a few large pieces, not one per change (bench/abuse.ts: 200 stalled
-   * clients holding a piece per change each, cut off together, held the event loop 1.5 s).
+   * client leaves unread is a few large pieces, not one per change (bench/abuse.ts, stalled
+   * subscribers).
    */
   write(items: ChangeItem[]): void;
   /** Bytes written and not yet taken by the client (its socket's buffer). */

@@ -140,8 +140,8 @@ function routes(deps: ResolvedDeps): Router {
 
 /**
  * Koa tests every answer that is neither a Buffer nor a string against Blob, ReadableStream and
- * Response, globals that Node loads on first use (undici's fetch with them): 35 ms at the first
- * such answer after a start, a stall for every request then in flight. Loaded here instead.
+ * Response, globals that Node loads on first use: loaded here, at start, rather than inside the
+ * first such answer (bench/http.ts, first requests after a start).
  */
 function loadBodyClasses(): void {
   void [Blob, ReadableStream, Response];

@@ -24,13 +24,10 @@ export function entryJson(resource: ResourceName, entry: EntryRecord, keep = tru
 }
 
 /**
- * `text` as one run of characters. The JSON of an entry is made by joining its fields, which V8
- * keeps as a tree of the pieces (a cons string); every answer that used the cached tree copied it
- * into one run again (in `Buffer.byteLength`, for its Content-Length): 1.3–2.7 µs per read of a
- * server against 0.2–0.3 µs once flat, 8% of the main thread under single reads. A string that
- * `JSON.parse` makes is one run, and the round trip gives back every string exactly (a lone
- * surrogate too, escaped, then read back). Converting the string to a number flattens it in place
- * (the `flatstr` trick), but only until the optimiser drops that conversion as unused.
+ * `text` as one run of characters: the JSON of an entry is made by joining its fields, which V8 keeps
+ * as a tree of the pieces, and every answer would copy the cached tree into one run again
+ * (bench/http.ts read-one). A string that `JSON.parse` makes is one run, and the round trip gives
+ * back every string exactly (a lone surrogate too, escaped, then read back).
  */
 function flattened(text: string): string {
   return JSON.parse(JSON.stringify(text));
@@ -102,9 +99,8 @@ export interface ListAnswer {
  * collection and then sent as it is by every request. The first requests after a change stream it
  * a piece per turn of the event loop, each piece made by the first of them to need it and taken by
  * the others. A piece whose entries are those of the ready list before is taken from it as it is:
- * after a PATCH, one piece of a list of 100,000 servers is made again, not 391. The entries' JSON
- * is not kept for each entry: 100,000 strings kept at once made the first list after a start take
- * 3.5 s instead of 1.4, with collector pauses of up to 150 ms.
+ * after a PATCH, one piece of a list is made again, not all of them. The entries' JSON is not kept
+ * for each entry, which would load the collector (bench/http.ts, lists at 100,000 servers).
  */
 export function plainList(resource: ResourceName, collection: Collection): ListAnswer {
   const count = collection.changeCount;
@@ -144,11 +140,9 @@ export function plainList(resource: ResourceName, collection: Collection): ListA
 }
 
 /**
- * Copies a ready list's pieces into one buffer, a piece per turn of the event loop (one copy of
- * 49 MB, at 100,000 servers, held it 0.4 s), then makes the pieces views of it: no bytes kept
- * twice. Sent whole, a list goes out from the socket's own queue; sent a piece per turn, each piece
- * waited for the one before to drain, and the list at 10,000 servers went from 168 answers a second
- * to 67.
+ * Copies a ready list's pieces into one buffer, a piece per turn of the event loop, then makes the
+ * pieces views of it: no bytes kept twice. Sent whole, a list goes out from the socket's own queue
+ * instead of a piece per turn, each waiting for the one before to drain (bench/http.ts list).
  */
 async function join(list: ReadyList): Promise<void> {
   const buffers = listAround(list);

@@ -14,10 +14,9 @@ export type CiphertextOpener = (ciphertext: string) => string;
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /**
- * Ajv for the service's own schemas. They are not checked against JSON Schema's meta-schema when
- * compiled (`validateSchema: false`): that compiled the meta-schema first, 50 ms more in the
- * first compile's event-loop turn (60 ms instead of 10). The tests check every one of them against
- * it instead: they are fixed in the code, not given by clients.
+ * Ajv for the service's own schemas, not checked against JSON Schema's meta-schema when compiled
+ * (`validateSchema: false`), which would compile the meta-schema inside a request (bench/http.ts,
+ * first requests after a start); the tests check them against it instead.
  */
 export function createAjv(options: { useDefaults?: boolean } = {}): Ajv2020 {
   const ajv = new Ajv2020({
@@ -141,9 +140,8 @@ export class WriteValidator {
 
   /**
    * Compiles every validator not compiled yet, one per turn of the event loop, and resolves when all
-   * are; `stop()` ends it early. Called once the service listens: compiling all 21 at start took a
-   * quarter of a second of every start-up, and compiling one on first use held that first write's
-   * event loop 12 ms (40–90 ms for the very first, when it also compiled JSON Schema's meta-schema).
+   * are; `stop()` ends it early. Called once the service listens, so that neither the start nor a
+   * first write waits for the compiles (bench/http.ts: start-up, and the first requests after it).
    */
   warm(): { done: Promise<void>; stop: () => void } {
     const pending = RESOURCE_NAMES.flatMap((name) => WRITE_MODES.map((mode) => [name, mode] as const));
@@ -226,9 +224,9 @@ function openCiphertexts(resource: Resource, input: Body, errors: FieldError[], 
 
 /**
  * The body copied, to be worked on. Object.assign rather than a spread: ajv adds the defaults to the
- * copy, and V8 gives each field added to a spread copy a new hidden class (a server body took 40 µs
- * to validate instead of 1.3 µs). A body with its own "__proto__" key is spread, so that the key
- * stays a field (refused as unknown) and never becomes the copy's prototype.
+ * copy, and V8 gives each field added to a spread copy a new hidden class (bench/http.ts create).
+ * A body with its own "__proto__" key is spread, so that the key stays a field (refused as unknown)
+ * and never becomes the copy's prototype.
  */
 const copyOf = (body: Body): Body => (Object.hasOwn(body, '__proto__') ? { ...body } : Object.assign({}, body));
 
@@ -327,9 +325,8 @@ function complete(resource: Resource, mode: WriteMode, input: Body): void {
 }
 
 /**
- * The few fields of a resource that each step of `parse` looks at, listed once per resource: the
- * steps went through every declared field of every body (27 for a server, three times, each
- * through a new array of pairs), 3% of the main thread under PATCH.
+ * The few fields of a resource that each step of `parse` looks at, listed once per resource, so
+ * that no step goes through every declared field of every body (bench/http.ts patch).
  */
 interface InputPlan {
   /** [alias, field] for every alias of a field. */

@@ -34,11 +34,11 @@ parentPort.once('message', () => {
 `;
 
 /**
- * Checkpoints one SQLite file in WAL mode from a worker thread with its own connection. SQLite's
- * automatic checkpoint runs inside the commit that crosses 1,000 pages, on the event loop: at
- * 100,000 servers it copied about 4 MiB of scattered pages into the read models and synced them,
- * holding every request for 40 to 60 ms. A PASSIVE checkpoint never waits for, nor blocks, the
- * writer; the connection keeps its own, larger bound (FALLBACK_CHECKPOINT_PAGES).
+ * Checkpoints one SQLite file in WAL mode from a worker thread with its own connection: SQLite's
+ * automatic checkpoint runs inside the commit that crosses 1,000 pages, on the event loop, holding
+ * every request while it copies and syncs (bench/http.ts, largest event-loop delay at 100,000
+ * servers). A PASSIVE checkpoint never waits for, nor blocks, the writer; the connection keeps its
+ * own, larger bound (FALLBACK_CHECKPOINT_PAGES).
  */
 export class WalCheckpointer {
   private readonly worker: Worker;

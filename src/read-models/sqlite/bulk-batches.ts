@@ -8,10 +8,9 @@ interface ListCount extends ListSince {
 }
 
 /**
- * The batches of a rebuild, as they are handed to the saving thread. A rebuild of 20,000 servers
- * and 180,000 PATCHes changed most entries in every save, so each save made their JSON and wrote
- * their rows again, though only the last of them stays: here a changed entry's state is held until
- * its row is needed. That is when a list snapshot, which is copied from the entries in the file, is
+ * The batches of a rebuild, as they are handed to the saving thread. A rebuild changes most entries
+ * in every save, and only the last row of each stays, so a changed entry's state is held until its
+ * row is needed (bench/replay.ts). That is when a list snapshot, which is copied from the entries in the file, is
  * due (the batch that makes it due carries every entry held), and at the end (`flush`). An entry
  * that appears (created, or back after a hard delete) is written with its batch, as before: holding
  * the entries of a log of creations saved no row and cost a quarter of the speed (every held entry

@@ -17,9 +17,9 @@ export const CLOSED = 2;
 const SETTLE_LIMIT_MS = 10_000;
 /**
  * Jobs handed over and not yet saved, at most: past it, `save` waits for the worker. A file in use
- * gets a job about every 100 ms, and a slow save (a third of a second was seen at 100,000 servers)
- * must not hold the event loop: room for 64. A rebuild, whose fold outruns SQLite, gets 4: it is
- * held to the worker's pace instead of piling folded rows up in memory.
+ * gets a job about every 100 ms, and a slow save must not hold the event loop: room for 64. A
+ * rebuild, whose fold outruns SQLite, gets 4: it is held to the worker's pace instead of piling
+ * folded rows up in memory (bench/replay.ts).
  */
 export const MAX_UNSAVED = { inUse: 64, bulk: 4 };
 
@@ -50,9 +50,8 @@ interface Failure {
 }
 
 /**
- * Saves the read models from a worker thread, off the event loop: at 100,000 servers a save took
- * 25 ms on average and up to a third of a second (page reads, checkpoints), holding every request
- * that long. Jobs are written in the order they are handed over; `settle` waits until all handed
+ * Saves the read models from a worker thread, off the event loop, which a save would otherwise hold
+ * (bench/http.ts, largest event-loop delay at 100,000 servers). Jobs are written in the order they are handed over; `settle` waits until all handed
  * over so far are in the file (a query of the stored read models then sees every fold before it).
  *
  * Jobs are kept until the worker has counted them saved. Should the worker stop unasked, they and
