@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BASE } from './support/harness.js';
-import { runCli, type ServiceProcess, spawnService, tempDir } from './support/process.js';
+import { BASE } from '../support/harness.js';
+import { runCli, type ServiceProcess, spawnService, tempDir } from '../support/process.js';
 
 const it = suite('kill -9 in a burst, a restart, more writes, a clean stop: the stored read models equal a rebuild');
 

@@ -2,9 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tokenDigest } from '../src/application/tokens.js';
-import { BASE, type Reply, send } from './support/harness.js';
-import { runCli, type ServiceProcess, spawnService, tempDir } from './support/process.js';
+import { tokenDigest } from '../../src/application/tokens.js';
+import { BASE, type Reply, send } from '../support/harness.js';
+import { runCli, type ServiceProcess, spawnService, tempDir } from '../support/process.js';
 
 /**
  * Tokens and Idempotency-Keys across real processes on one SQLite store: the token command while

@@ -2,8 +2,8 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BASE, send } from './support/harness.js';
-import { runCli, spawnService, tempDir } from './support/process.js';
+import { BASE, send } from '../support/harness.js';
+import { runCli, spawnService, tempDir } from '../support/process.js';
 
 const it = suite('backups: copy-log while the service runs, then a restore from that file');
 

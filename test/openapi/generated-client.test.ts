@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildOpenApi } from '../src/openapi/build.js';
-import { startHarness } from './support/harness.js';
-import { ROOT } from './support/process.js';
+import { buildOpenApi } from '../../src/openapi/build.js';
+import { startHarness } from '../support/harness.js';
+import { ROOT } from '../support/process.js';
 
 const it = suite('a client generated from the OpenAPI document with default options compiles and calls the service');
 /** The tools' package.json and lock file, kept with the tests. */
@@ -17,7 +17,7 @@ const HOME = join(ROOT, 'node_modules/.cache/pmacontrol-generated-client');
 /** The README's minimal server creation (an input alias included), through a generated, typed client. */
 const CLIENT = `declare const process: { argv: string[] };
 import createClient from 'openapi-fetch';
-import type { paths } from './schema.js';
+import type { paths } from '../schema.js';
 
 const client = createClient<paths>({ baseUrl: process.argv[2] });
 const { data, error } = await client.POST('/fr/api/config/servers', {

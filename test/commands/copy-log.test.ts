@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CONFIG_STREAM } from '../src/application/projector.js';
-import { RESOURCE_NAMES } from '../src/domain/resources.js';
-import { SqliteEventStore } from '../src/event-store/sqlite/store.js';
-import { BASE, send } from './support/harness.js';
-import { freshDatabase, mariadbUrl, skipWithoutMariadb } from './support/mariadb.js';
-import { runCli, spawnService, tempDir } from './support/process.js';
+import { CONFIG_STREAM } from '../../src/application/projector.js';
+import { RESOURCE_NAMES } from '../../src/domain/resources.js';
+import { SqliteEventStore } from '../../src/event-store/sqlite/store.js';
+import { BASE, send } from '../support/harness.js';
+import { freshDatabase, mariadbUrl, skipWithoutMariadb } from '../support/mariadb.js';
+import { runCli, spawnService, tempDir } from '../support/process.js';
 
 const everything = async (url: string) =>
   JSON.stringify(await Promise.all(RESOURCE_NAMES.map(async (r) => (await send(url, 'GET', `${BASE}/${r}`)).body)));

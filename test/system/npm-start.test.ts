@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import type { Readable } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ROOT, tempDir } from './support/process.js';
+import { ROOT, tempDir } from '../support/process.js';
 
 const it = suite('npm start: the compiled build, stopped by a signal to npm itself');
 

@@ -2,9 +2,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { COMMANDS } from '../src/commands/catalog.js';
-import { mariadbUrl } from './support/mariadb.js';
-import { ROOT, runCli, servedDataDir, spawnService, tempDir } from './support/process.js';
+import { COMMANDS } from '../../src/commands/catalog.js';
+import { mariadbUrl } from '../support/mariadb.js';
+import { ROOT, runCli, servedDataDir, spawnService, tempDir } from '../support/process.js';
 
 const it = suite('the CLI never creates or touches the wrong store; every command has --help; --version');
 

@@ -2,8 +2,8 @@ import { chmodSync, copyFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BASE, send } from './support/harness.js';
-import { runCli, spawnService, tempDir } from './support/process.js';
+import { BASE, send } from '../support/harness.js';
+import { runCli, spawnService, tempDir } from '../support/process.js';
 
 const it = suite('the secret key cannot be lost or changed by accident');
 
@@ -80,7 +80,7 @@ it('the fingerprint is recorded in the log, never the key', async () => {
   const dataDir = await dataWithSecrets({ CONFIG_SECRET_KEY: '12'.repeat(32) });
   const dump = await runCli(['replay'], { DATA_DIR: dataDir, CONFIG_SECRET_KEY: '12'.repeat(32) });
   assert.is(dump.code, 0, dump.stdout + dump.stderr);
-  const Database = (await import('../src/sqlite/driver.js')).default;
+  const Database = (await import('../../src/sqlite/driver.js')).default;
   const db = new Database(join(dataDir, 'events.sqlite'), { readonly: true });
   const rows = db.prepare("SELECT type, data FROM events WHERE type = 'SecretKeyRecorded'").all() as { data: string }[];
   const everything = (

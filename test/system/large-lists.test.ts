@@ -3,10 +3,10 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CONFIG_STREAM } from '../src/application/projector.js';
-import { SqliteEventStore } from '../src/event-store/sqlite/store.js';
-import { BASE, send } from './support/harness.js';
-import { type ServiceProcess, spawnService, tempDir } from './support/process.js';
+import { CONFIG_STREAM } from '../../src/application/projector.js';
+import { SqliteEventStore } from '../../src/event-store/sqlite/store.js';
+import { BASE, send } from '../support/harness.js';
+import { type ServiceProcess, spawnService, tempDir } from '../support/process.js';
 
 const SERVERS = 50_000;
 const it = suite<{ service: ServiceProcess }>('large lists: bounded memory, no stall for other requests');

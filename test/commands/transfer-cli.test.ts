@@ -3,8 +3,8 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BASE } from './support/harness.js';
-import { runCli, servedDataDir, spawnService, tempDir } from './support/process.js';
+import { BASE } from '../support/harness.js';
+import { runCli, servedDataDir, spawnService, tempDir } from '../support/process.js';
 
 const it = suite('pmacontrol-config export and import: files, progress on stderr, all or nothing');
 

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildOpenApi } from '../src/openapi/build.js';
-import { send } from './support/harness.js';
-import { ROOT, spawnService, tempDir } from './support/process.js';
+import { buildOpenApi } from '../../src/openapi/build.js';
+import { send } from '../support/harness.js';
+import { ROOT, spawnService, tempDir } from '../support/process.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARGS = [

@@ -2,12 +2,12 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import type { OperationObject, RequestBodyObject } from 'openapi3-ts/oas31';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isResourceName, resourceOf } from '../src/domain/resources.js';
-import { API_ROUTES, ROUTES } from '../src/http/routes/descriptors.js';
-import { buildOpenApi } from '../src/openapi/build.js';
-import { createAjv, WriteValidator } from '../src/schemas/validator.js';
-import { Conformance } from './support/conformance.js';
-import { BASE, startHarness } from './support/harness.js';
+import { isResourceName, resourceOf } from '../../src/domain/resources.js';
+import { API_ROUTES, ROUTES } from '../../src/http/routes/descriptors.js';
+import { buildOpenApi } from '../../src/openapi/build.js';
+import { createAjv, WriteValidator } from '../../src/schemas/validator.js';
+import { Conformance } from '../support/conformance.js';
+import { BASE, startHarness } from '../support/harness.js';
 
 const it = suite('OpenAPI document');
 

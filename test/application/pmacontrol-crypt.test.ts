@@ -6,11 +6,11 @@ import {
   createPmaControlCrypt,
   PmaControlCryptError,
   readPmaControlCryptKey,
-} from '../src/application/pmacontrol-crypt.js';
-import { BASE, startHarness } from './support/harness.js';
-import { makeKey } from './support/keys.js';
-import { phpAvailable, pmacontrolEncrypt, writeCryptConfig } from './support/php.js';
-import { runCli, spawnService, tempDir } from './support/process.js';
+} from '../../src/application/pmacontrol-crypt.js';
+import { BASE, startHarness } from '../support/harness.js';
+import { makeKey } from '../support/keys.js';
+import { phpAvailable, pmacontrolEncrypt, writeCryptConfig } from '../support/php.js';
+import { runCli, spawnService, tempDir } from '../support/process.js';
 
 const it = suite("PmaControl's ciphertexts (is_password_crypted), made by PHP itself");
 const php = phpAvailable();

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { createConnection } from 'mysql2/promise';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { GaleraCluster, galeraAvailable } from './support/galera.js';
-import { BASE, type Reply, send } from './support/harness.js';
-import { type ServiceProcess, spawnService, tempDir } from './support/process.js';
+import { GaleraCluster, galeraAvailable } from '../support/galera.js';
+import { BASE, type Reply, send } from '../support/harness.js';
+import { type ServiceProcess, spawnService, tempDir } from '../support/process.js';
 
 /**
  * A real 3-node MariaDB Galera cluster of the test's own (Debian's galera-4, nodes as the mysql

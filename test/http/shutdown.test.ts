@@ -1,8 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BASE, send } from './support/harness.js';
-import { spawnService, tempDir } from './support/process.js';
+import { BASE, send } from '../support/harness.js';
+import { spawnService, tempDir } from '../support/process.js';
 
 const it = suite('SIGTERM: not ready at once, drained, every request in flight answered, exit 0');
 

@@ -14,12 +14,12 @@ import {
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SqliteEventStore } from '../src/event-store/sqlite/store.js';
-import { SqliteReadModelStore } from '../src/read-models/sqlite/store.js';
-import Database from '../src/sqlite/driver.js';
-import { BASE, send, startHarness } from './support/harness.js';
-import { makeKey } from './support/keys.js';
-import { runCli, spawnService, tempDir } from './support/process.js';
+import { SqliteEventStore } from '../../src/event-store/sqlite/store.js';
+import { SqliteReadModelStore } from '../../src/read-models/sqlite/store.js';
+import Database from '../../src/sqlite/driver.js';
+import { BASE, send, startHarness } from '../support/harness.js';
+import { makeKey } from '../support/keys.js';
+import { runCli, spawnService, tempDir } from '../support/process.js';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const it = suite('persistence: the real service on the embedded store');

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { InMemoryEventStore } from '../src/event-store/in-memory/store.js';
-import type { AppendResult, EventToAppend, ExpectedRevision } from '../src/event-store/port.js';
-import { SqliteEventStore } from '../src/event-store/sqlite/store.js';
-import { BASE, startHarness } from './support/harness.js';
-import { tempDir } from './support/process.js';
+import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
+import type { AppendResult, EventToAppend, ExpectedRevision } from '../../src/event-store/port.js';
+import { SqliteEventStore } from '../../src/event-store/sqlite/store.js';
+import { BASE, startHarness } from '../support/harness.js';
+import { tempDir } from '../support/process.js';
 
 const it = suite('durability: nothing is acknowledged before it is on disk');
 

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RESOURCE_NAMES as RESOURCES } from '../src/domain/resources.js';
-import { BASE, type Reply, send } from './support/harness.js';
-import { makeKey } from './support/keys.js';
-import { freshDatabase, mariadbUrl, skipWithoutMariadb } from './support/mariadb.js';
-import { type ServiceProcess, spawnService, tempDir } from './support/process.js';
+import { RESOURCE_NAMES as RESOURCES } from '../../src/domain/resources.js';
+import { BASE, type Reply, send } from '../support/harness.js';
+import { makeKey } from '../support/keys.js';
+import { freshDatabase, mariadbUrl, skipWithoutMariadb } from '../support/mariadb.js';
+import { type ServiceProcess, spawnService, tempDir } from '../support/process.js';
 
 type Instances = { a: ServiceProcess; b: ServiceProcess; done?: () => Promise<void> };
 const ROUNDS = 8;

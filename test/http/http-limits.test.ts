@@ -1,8 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BASE, send } from './support/harness.js';
-import { type ServiceProcess, spawnService, tempDir } from './support/process.js';
+import { BASE, send } from '../support/harness.js';
+import { type ServiceProcess, spawnService, tempDir } from '../support/process.js';
 
 const it = suite<{ service: ServiceProcess; port: number }>('slow and idle clients cannot hold the service');
 it.before(async (ctx) => {

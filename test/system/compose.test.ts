@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
-import { loadConfig } from '../src/config.js';
-import { ROOT } from './support/process.js';
+import { loadConfig } from '../../src/config.js';
+import { ROOT } from '../support/process.js';
 
 // No Docker engine runs here: this checks the compose file's structure as far as that can be done without one.
 const it = suite('docker-compose.yml: a 3-node KurrentDB cluster and two service instances');

@@ -3,9 +3,9 @@ import { readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BASE } from './support/harness.js';
-import { makeKey } from './support/keys.js';
-import { runCli, type ServiceProcess, spawnService, tempDir } from './support/process.js';
+import { BASE } from '../support/harness.js';
+import { makeKey } from '../support/keys.js';
+import { runCli, type ServiceProcess, spawnService, tempDir } from '../support/process.js';
 
 const it = suite('rotate-key: every secret re-sealed under a new key, as events, reads served throughout');
 

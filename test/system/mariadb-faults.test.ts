@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BASE, send } from './support/harness.js';
-import { canRunPrivateMariadb, PrivateMariadb } from './support/mariadb.js';
-import { type ServiceProcess, spawnService, tempDir } from './support/process.js';
+import { BASE, send } from '../support/harness.js';
+import { canRunPrivateMariadb, PrivateMariadb } from '../support/mariadb.js';
+import { type ServiceProcess, spawnService, tempDir } from '../support/process.js';
 
 const it = suite<{ db: PrivateMariadb; service: ServiceProcess; env: Record<string, string> }>(
   'MariaDB store: the database goes away during traffic and comes back (a private server)',

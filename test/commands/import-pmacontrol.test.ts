@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { type Connection, createConnection } from 'mysql2/promise';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BASE } from './support/harness.js';
-import { makeKey } from './support/keys.js';
-import { freshDatabase, mariadbUrl, skipWithoutMariadb } from './support/mariadb.js';
-import { phpAvailable, pmacontrolEncrypt, writeCryptConfig } from './support/php.js';
-import { ROOT, runCli, servedDataDir, spawnService, tempDir } from './support/process.js';
+import { BASE } from '../support/harness.js';
+import { makeKey } from '../support/keys.js';
+import { freshDatabase, mariadbUrl, skipWithoutMariadb } from '../support/mariadb.js';
+import { phpAvailable, pmacontrolEncrypt, writeCryptConfig } from '../support/php.js';
+import { ROOT, runCli, servedDataDir, spawnService, tempDir } from '../support/process.js';
 
 const url = await mariadbUrl();
 const php = phpAvailable();

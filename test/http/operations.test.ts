@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { InMemoryEventStore } from '../src/event-store/in-memory/store.js';
-import { type ReadStreamOptions, type RecordedEvent, StoreUnavailable } from '../src/event-store/port.js';
-import { Lag, Readiness } from '../src/http/operations.js';
-import { BASE, send, startHarness } from './support/harness.js';
-import { spawnService, tempDir } from './support/process.js';
-import { toolAvailable } from './support/tools.js';
+import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
+import { type ReadStreamOptions, type RecordedEvent, StoreUnavailable } from '../../src/event-store/port.js';
+import { Lag, Readiness } from '../../src/http/operations.js';
+import { BASE, send, startHarness } from '../support/harness.js';
+import { spawnService, tempDir } from '../support/process.js';
+import { toolAvailable } from '../support/tools.js';
 
 const it = suite('operations: health, readiness, metrics');
 const promtool = toolAvailable('promtool', ['--version'], 'PROMTOOL_REQUIRED', "the metrics' check by promtool");
