@@ -26,6 +26,20 @@ it('--version, --help, and <command> --help for every command: exit 0, nothing s
   assert.not.ok(existsSync(dataDir), '--help created nothing');
 });
 
+it('docs/cli.md shows what --help prints, for the binary and for every command', async () => {
+  const page = readFileSync(join(ROOT, 'docs/cli.md'), 'utf8');
+  const shown = new Map(
+    [...page.matchAll(/```text\n\$ (pmacontrol-config [^\n]*)\n([\s\S]*?)\n```/g)].map((m) => [m[1], m[2]]),
+  );
+  const all = await runCli(['--help'], {});
+  assert.fixture(shown.get('pmacontrol-config --help') ?? '(missing)', all.stdout.trimEnd());
+  for (const command of COMMANDS) {
+    const help = await runCli([command.name, '--help'], {});
+    const line = `pmacontrol-config ${command.name} --help`;
+    assert.fixture(shown.get(line) ?? `(missing: ${line})`, help.stdout.trimEnd());
+  }
+});
+
 it('a DATA_DIR that does not exist, or holds no store, is refused by every command: nothing written there', async () => {
   const missing = join(tempDir(), 'typo');
   const empty = tempDir();
