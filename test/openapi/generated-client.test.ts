@@ -17,7 +17,7 @@ const HOME = join(ROOT, 'node_modules/.cache/pmacontrol-generated-client');
 /** The README's minimal server creation (an input alias included), through a generated, typed client. */
 const CLIENT = `declare const process: { argv: string[] };
 import createClient from 'openapi-fetch';
-import type { paths } from '../schema.js';
+import type { paths } from './schema.js';
 
 const client = createClient<paths>({ baseUrl: process.argv[2] });
 const { data, error } = await client.POST('/fr/api/config/servers', {
