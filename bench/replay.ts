@@ -68,7 +68,17 @@ async function serverLog(): Promise<string> {
 /** The rebuilt file's rows, table by table, as value arrays. */
 function rowsOf(file: string): [string, string[], unknown[][]][] {
   const db = new Database(file, { readonly: true });
-  const tables = ['entries', 'tombstones', 'counters', 'changes', 'versions', 'requests', 'list_snapshots', 'meta'];
+  const tables = [
+    'entries',
+    'tombstones',
+    'counters',
+    'changes',
+    'versions',
+    'requests',
+    'list_snapshots',
+    'log_nodes',
+    'meta',
+  ];
   const rows = tables.map((table): [string, string[], unknown[][]] => {
     const query = db.prepare(`SELECT * FROM ${table}`).raw();
     return [table, query.columns().map((c) => c.name), query.all() as unknown[][]];

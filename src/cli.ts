@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { writeFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
+import { newLogKey } from './application/log-key.js';
 import { StartRefused } from './application/secret-key.js';
 import { type CommandHelp, commandHelp, helpOf, overview, UsageError } from './commands/catalog.js';
 import { runReplay } from './commands/replay.js';
@@ -65,6 +66,12 @@ const RUN: Record<string, (args: string[]) => Promise<number> | number> = {
   'import-pmacontrol': async (args) => (await import('./commands/import-pmacontrol.js')).runImportPmaControl(args),
   'rotate-key': runRotateKey,
   'copy-log': async (args) => (await import('./commands/copy-log.js')).runCopyLog(args),
+  verify: async (args) => (await import('./commands/verify.js')).runVerify(args),
+  'log-key': (args) => {
+    if (args.length > 0) throw new UsageError(`log-key takes no argument, not ${args.join(' ')}`);
+    console.log(newLogKey());
+    return 0;
+  },
 };
 
 const asksHelp = (args: string[]) => args.includes('--help') || args.includes('-h');

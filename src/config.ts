@@ -5,6 +5,8 @@ export interface Config {
   secretKey?: string;
   /** Keys retired by rotations, comma-separated (with CONFIG_SECRET_KEY; else DATA_DIR/secret.key.retired). */
   retiredSecretKeys?: string;
+  /** The key that signs the log's checkpoints (C2SP signer key text; else DATA_DIR/log-signing.key). */
+  logSigningKey?: string;
   /** PmaControl's crypt.config.php (or a file holding its CRYPT_KEY), to open its ciphertexts. */
   pmacontrolCryptKeyFile?: string;
   logLevel: string;
@@ -182,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR || './data',
     secretKey: env.CONFIG_SECRET_KEY || undefined,
     retiredSecretKeys: env.CONFIG_RETIRED_SECRET_KEYS || undefined,
+    logSigningKey: env.CONFIG_LOG_SIGNING_KEY || undefined,
     pmacontrolCryptKeyFile: env.PMACONTROL_CRYPT_KEY_FILE || undefined,
     logLevel,
     eventStore,

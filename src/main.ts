@@ -1,4 +1,5 @@
 // Over 300 lines: the composition root: configuration, stores, service, HTTP server and their start and stop, in order.
+
 import {
   closeSync,
   existsSync,
@@ -14,6 +15,7 @@ import { createServer, type RequestListener, type Server, type ServerOptions } f
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { type Logger, pino } from 'pino';
+import { openLogKey } from './application/log-key.js';
 import { createPmaControlCrypt, readPmaControlCryptKey } from './application/pmacontrol-crypt.js';
 import { openRetiredKeys, openSecretKey, StartRefused } from './application/secret-key.js';
 import { ConfigService } from './application/service.js';
@@ -204,11 +206,19 @@ export interface Running {
 }
 
 /** Opens the stores and brings the service to the head of the log; the stores are closed if that fails. */
-async function startService(config: Config, logger: Logger, stores: Stores): Promise<ConfigService> {
+async function startService(
+  config: Config,
+  logger: Logger,
+  stores: Stores,
+  signs: 'signs' | 'signs not' = 'signs not',
+): Promise<ConfigService> {
   const { store, readModels } = stores;
   const service = new ConfigService({
     store,
     readModels,
+    ...(signs === 'signs'
+      ? { logKey: (recorded) => openLogKey({ fromEnv: config.logSigningKey, dataDir: config.dataDir }, recorded) }
+      : {}),
     secretKey: (recorded) => openSecretKey({ fromEnv: config.secretKey, dataDir: config.dataDir }, recorded),
     retiredKeys: () => openRetiredKeys({ retiredFromEnv: config.retiredSecretKeys, dataDir: config.dataDir }),
     clock: { now: () => new Date() },
@@ -313,7 +323,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   const opened = await openStores(config, logger);
   const metrics = new Metrics(packageVersion());
   const stores = { ...opened, store: metrics.measured(opened.store) };
-  const service = await startService(config, logger, stores);
+  const service = await startService(config, logger, stores, 'signs');
   recordStore(config);
   metrics.watch(service);
   const { readiness, validator, handler } = serveHttp(config, logger, service, metrics, openPmaControl);

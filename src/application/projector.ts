@@ -1,10 +1,12 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type ChangeRow, type RequestRow, rowsOf, type VersionRow } from '../../projections/changes.js';
+import { leafText } from '../../projections/leaves.js';
 import { type Effect, evolve } from '../domain/evolve.js';
 import type { CollectionName } from '../domain/resources.js';
 import type { LoggedEvent } from '../domain/shared/types.js';
 import { type ConfigState, emptyState } from '../domain/state.js';
 import { Journal } from '../engine/journal.js';
+import { Frontier, leafHash, type NewNode } from '../engine/merkle.js';
 import { type EventStore, logged, type Subscription } from '../event-store/port.js';
 import type { EntryState, ReadModelStore } from '../read-models/port.js';
 import { eventDigest } from './read-model-origin.js';
@@ -44,10 +46,12 @@ class Pending {
   changes: ChangeRow[] = [];
   versions: VersionRow[] = [];
   requests: RequestRow[] = [];
+  nodes: NewNode[] = [];
 
-  add(state: ConfigState, projected: Projected): void {
+  add(state: ConfigState, projected: Projected, nodes: NewNode[]): void {
     this.dirty = true;
     this.rows += projected.effects.length + projected.versions.length + 1;
+    for (const node of nodes) this.nodes.push(node);
     for (const { resource, id } of projected.effects) {
       const col = state.collections[resource];
       this.entries.set(`${resource}/${id}`, { resource, id, entry: col.get(id), tombstone: col.tombstone(id) });
@@ -74,6 +78,8 @@ export class Projector {
   digest?: string;
   /** The latest event time so far: the change log's times made non-decreasing, for time questions. */
   highWaterAt = '';
+  /** The right edge of the verifiable log's tree: one leaf per event folded (projections/leaves.ts). */
+  tree = new Frontier();
   private pending = new Pending();
   private readonly listeners: Listener[] = [];
   private subscription?: Subscription;
@@ -99,7 +105,7 @@ export class Projector {
 
   load(): void {
     const stored = this.readModels.load();
-    ({ state: this.state, digest: this.digest } = stored);
+    ({ state: this.state, digest: this.digest, frontier: this.tree } = stored);
     this.highWaterAt = stored.highWaterAt ?? '';
   }
 
@@ -123,12 +129,15 @@ export class Projector {
     if (fresh[0].revision !== this.revision + 1) return false;
     const journal = new Journal();
     const projected: Projected[] = [];
+    const nodes: NewNode[][] = [];
+    const tree = this.tree.copy();
     let highWaterAt = this.highWaterAt;
     try {
       for (const event of fresh) {
         const effects = evolve(this.state, event, journal);
         if (event.metadata.at > highWaterAt) highWaterAt = event.metadata.at;
         projected.push({ event, effects, ...rowsOf(event, effects, highWaterAt) });
+        nodes.push(tree.append(leafHash(leafText(event))));
       }
     } catch (error) {
       journal.rollback();
@@ -137,7 +146,8 @@ export class Projector {
     this.digest = eventDigest(fresh[fresh.length - 1]);
     this.subscription?.skipTo?.(this.revision + 1);
     this.highWaterAt = highWaterAt;
-    for (const one of projected) this.pending.add(this.state, one);
+    this.tree = tree;
+    for (let i = 0; i < projected.length; i++) this.pending.add(this.state, projected[i], nodes[i]);
     if (this.pending.rows >= SAVE_ROWS) this.flush();
     else this.saveLater();
     for (const listener of this.listeners) listener(projected);
@@ -158,6 +168,8 @@ export class Projector {
       entries: [...pending.entries.values()],
       lastIds: pending.lastIds(this.state),
       secretKey: this.state.secretKey,
+      logKey: this.state.logKey,
+      nodes: pending.nodes,
       changes: pending.changes,
       versions: pending.versions,
       requests: pending.requests,

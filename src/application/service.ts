@@ -1,22 +1,26 @@
+// Over 300 lines: the facade every route and command goes through: start, reads, writes, keys, stop.
 import type { HistoryItem } from '../../projections/changes.js';
 import { genesisEvents } from '../domain/genesis.js';
 import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../domain/resources.js';
 import { Deleted, NotFound } from '../domain/shared/errors.js';
 import type { Sealed } from '../domain/shared/fields.js';
 import type { DomainEvent } from '../domain/shared/types.js';
-import type { ConfigState, RecordedKey } from '../domain/state.js';
+import type { ConfigState, RecordedKey, RecordedLogKey } from '../domain/state.js';
+import { formatVerifier, type SignerKey } from '../engine/signed-note.js';
 import type { EntryRecord } from '../engine/table.js';
 import type { EventStore } from '../event-store/port.js';
 import { type ReadModelStore, ReadModelsRebuilding } from '../read-models/port.js';
 import { Changes } from './changes.js';
 import { ChangesFeed, type FeedLimits } from './changes-feed.js';
 import { type Caller, type Clock, GroupCommit } from './group-commit.js';
+import { assertLogKeyMatches } from './log-key.js';
 import { CONFIG_STREAM, Projector } from './projector.js';
 import { assertLogHolds } from './read-model-origin.js';
 import { RequestLog, WINDOW_MS } from './requests.js';
 import { assertMatches, keyFingerprint, StartRefused } from './secret-key.js';
 import { createSecretBox, type SecretBox } from './secrets.js';
 import { type Principal, type Refusal, TokenTable } from './tokens.js';
+import { VerifiableLog } from './verifiable-log.js';
 import { Writes } from './writes.js';
 
 export type { Caller, Clock } from './group-commit.js';
@@ -30,6 +34,11 @@ export interface ServiceDeps {
   secretKey: (recorded: RecordedKey | undefined) => Buffer;
   /** Keys retired by rotations: values sealed before a rotation (history, revert) open with them. */
   retiredKeys?: () => Buffer[];
+  /**
+   * The key that signs the log's checkpoints, checked against the public key the log recorded (if
+   * any); without it (the commands) the instance serves no checkpoint.
+   */
+  logKey?: (recorded: RecordedLogKey | undefined) => SignerKey;
   clock: Clock;
   /** Called during the start-up catch-up with the position reached, after each batch. */
   onProgress?: (position: number) => void;
@@ -70,6 +79,8 @@ export class ConfigService {
   readonly projector: Projector;
   /** The auditor's questions: the change log, time travel, differences. */
   readonly changes: Changes;
+  /** The log anyone can verify: set once started with a log key (the HTTP service). */
+  log?: VerifiableLog;
   /** The live change feed. */
   readonly feed: ChangesFeed;
   private readonly groupCommit: GroupCommit;
@@ -139,8 +150,18 @@ export class ConfigService {
     else if (!this.state.secretKey) await this.recordLegacyKey(key);
     // Another instance may have written first, with its own key: this one must be the same.
     assertMatches(key, "this instance's key", this.state.secretKey!);
+    if (this.deps.logKey) await this.startLog(this.deps.logKey(this.state.logKey));
     await this.startIdentity(key);
     this.projector.follow(this.deps.onBackgroundError ?? (() => {}));
+  }
+
+  /** Records the log key's public half if the log has none (another instance may have, with another key). */
+  private async startLog(key: SignerKey): Promise<void> {
+    const verifierKey = formatVerifier(key);
+    if (!this.state.logKey)
+      await this.writeOnce([{ type: 'LogKeyRecorded', data: { verifier_key: verifierKey } }], (s) => !s.logKey);
+    assertLogKeyMatches(key, "this instance's log key", this.state.logKey!);
+    this.log = new VerifiableLog(key, this.projector, this.deps.store, this.deps.readModels);
   }
 
   /** Tokens and Idempotency-Keys: indexes kept from the log, which need the key to open what is sealed. */

@@ -104,6 +104,26 @@ export const COMMANDS: CommandHelp[] = [
       'Every event, in log order, with its time, actor and request; a target that holds any event is refused.\n' +
       `The log only grows: a copy made while the service writes is a consistent prefix (a backup).\n${RUNS_ON_A_SERVED_DATA_DIR}`,
   },
+  {
+    name: 'log-key',
+    usage: 'log-key',
+    summary: 'print a new key to sign the log with, for CONFIG_LOG_SIGNING_KEY',
+    details:
+      'An Ed25519 signer key in C2SP note form, named pmacontrol-config/<a new log id>, on stdout. Give the\n' +
+      'same one to every instance of a new log as CONFIG_LOG_SIGNING_KEY (or as DATA_DIR/log-signing.key,\n' +
+      'mode 0600); without one, the first start makes the file. It needs no configuration.',
+  },
+  {
+    name: 'verify',
+    usage: 'verify [--checkpoint FILE]...',
+    summary: 'check the log against its Merkle tree and the checkpoints kept',
+    details:
+      'Reads every event from the store (not through the service), makes every leaf and the Merkle tree again,\n' +
+      "and checks each checkpoint FILE (a signed note an auditor kept) and the service's latest (its read\n" +
+      "models): signed by the log key, and its root the root of the log's first events. Exit 0 when all\n" +
+      'hold; else exit 1, naming the checkpoint that fails and the first position that differs. Progress on\n' +
+      `stderr.\n${RUNS_ON_A_SERVED_DATA_DIR}`,
+  },
 ];
 
 export const helpOf = (name: string): CommandHelp | undefined => COMMANDS.find((command) => command.name === name);

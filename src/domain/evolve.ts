@@ -93,6 +93,14 @@ function secretKeyRecorded(state: ConfigState, event: LoggedEvent, journal?: Jou
   return [];
 }
 
+/** The log's signing key, its public half recorded (data: verifier_key); a new one replaces it. */
+function logKeyRecorded(state: ConfigState, event: LoggedEvent, journal?: Journal): Effect[] {
+  const previous = state.logKey;
+  journal?.record(() => (state.logKey = previous));
+  state.logKey = { verifierKey: event.data.verifier_key as string, at: event.metadata.at };
+  return [];
+}
+
 /**
  * A key rotation re-sealed an entry's secrets under the new key (data: resource, id, values). The
  * entry's values are the same secrets: its version and updated_at do not move.
@@ -108,6 +116,7 @@ export type { Effect } from './shared/effects.js';
 /** Every event type and what it does: events are routed by this table, never by parsing their names. */
 const TABLE = new Map<string, Apply>([
   ['SecretKeyRecorded', secretKeyRecorded],
+  ['LogKeyRecorded', logKeyRecorded],
   // A request that changed nothing, kept for its Idempotency-Key (in its metadata): no effect on the state.
   ['RequestRecorded', () => []],
   // Someone read a secret (data: resource, id, field; never the value): in the log for the audit, no effect.

@@ -11,12 +11,19 @@ export interface RecordedKey {
   at: string;
 }
 
+/** The public half of the key that signs the log's checkpoints, as the log last recorded it (C2SP verifier key). */
+export interface RecordedLogKey {
+  verifierKey: string;
+  at: string;
+}
+
 /** The whole configuration: what every decider reads (its rules cross resources) and what GET serves. */
 export interface ConfigState {
   /** The revision of the last event folded in; -1 before the first. */
   revision: number;
   collections: { [C in CollectionName]: Collection };
   secretKey?: RecordedKey;
+  logKey?: RecordedLogKey;
 }
 
 export function emptyState(): ConfigState {

@@ -26,6 +26,7 @@ import {
   SHAPES,
 } from './routes/descriptors.js';
 import { HANDLERS } from './routes/handlers.js';
+import { checkpoint, consistencyProof, inclusionProof, leaf, publicKey } from './routes/log.js';
 import { issueToken, listTokens, revealSecret, revokeToken, whoami } from './routes/tokens.js';
 import { exportConfiguration, importConfiguration } from './routes/transfer.js';
 
@@ -81,6 +82,11 @@ function apiHandlers(deps: ResolvedDeps, validator: WriteValidator): Record<ApiR
     issueToken: (ctx) => issueToken(ctx, service),
     revokeToken: (ctx) => revokeToken(ctx, service),
     secret: (ctx, route) => revealSecret(ctx, service, route.resource!),
+    logCheckpoint: (ctx) => checkpoint(ctx, service),
+    logPublicKey: (ctx) => publicKey(ctx, service),
+    logLeaf: (ctx) => leaf(ctx, service),
+    logInclusion: (ctx) => inclusionProof(ctx, service),
+    logConsistency: (ctx) => consistencyProof(ctx, service),
     openApi: (ctx) => {
       refuseQuery(ctx);
       ctx.body = openapi;

@@ -3,6 +3,7 @@ import { COLLECTION_NAMES, RESOURCE_NAMES, resourceOf } from '../domain/resource
 import type { ApiRouteDescriptor } from '../http/routes/descriptors.js';
 import { json, problems, ref, requestIdHeader } from './config-operations.js';
 import { issueToken, listTokens, revokeToken, secretOperation, whoami } from './identity-operations.js';
+import { logCheckpoint, logConsistency, logInclusion, logLeaf, logPublicKey } from './log-operations.js';
 import { docs, docsAsset, healthz, metrics, readyz } from './ops-operations.js';
 import { exportConfiguration, importConfiguration } from './transfer-operations.js';
 
@@ -223,5 +224,6 @@ export function apiOperation(route: ApiRouteDescriptor): OperationObject {
     docsAsset,
   };
   const transfer = { export: exportConfiguration, import: importConfiguration };
-  return { ...operations, ...more, ...transfer }[route.kind]();
+  const log = { logCheckpoint, logPublicKey, logLeaf, logInclusion, logConsistency };
+  return { ...operations, ...more, ...transfer, ...log }[route.kind]();
 }

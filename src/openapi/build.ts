@@ -102,6 +102,10 @@ export function buildOpenApi(version: string): OpenAPIObject {
     name: 'operations',
     description: 'Health, readiness and metrics, for the platform that runs the service',
   });
+  builder.addTag({
+    name: 'log',
+    description: 'The log anyone can verify: signed checkpoints, leaves, inclusion and consistency proofs',
+  });
   builder.addTag({ name: 'meta', description: 'The API itself' });
   return describeProperties(builder.getSpec());
 }

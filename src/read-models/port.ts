@@ -1,6 +1,7 @@
 import type { ChangeItem, ChangeRow, HistoryItem, RequestRow, VersionRow } from '../../projections/changes.js';
 import type { CollectionName, ResourceName } from '../domain/resources.js';
-import type { ConfigState, RecordedKey } from '../domain/state.js';
+import type { ConfigState, RecordedKey, RecordedLogKey } from '../domain/state.js';
+import type { Frontier, NewNode, NodeReader } from '../engine/merkle.js';
 import type { EntryRecord, Tombstone } from '../engine/table.js';
 
 /** The read models as stored: the configuration at their origin (the last event folded), and a digest of that event. */
@@ -11,6 +12,8 @@ export interface StoredSnapshot {
   digest?: string;
   /** The latest event time seen up to the origin (event times made non-decreasing). */
   highWaterAt?: string;
+  /** The right edge of the verifiable log's tree at the origin. */
+  frontier: Frontier;
 }
 
 /** One entry as it is after a batch: present, or hard-deleted. */
@@ -29,6 +32,9 @@ export interface ProjectionBatch {
   entries: EntryState[];
   lastIds: Partial<Record<CollectionName, number>>;
   secretKey?: RecordedKey;
+  logKey?: RecordedLogKey;
+  /** The nodes the verifiable log's tree gained (see storedLevel for those kept). */
+  nodes: NewNode[];
   changes: ChangeRow[];
   versions: VersionRow[];
   requests: RequestRow[];
@@ -78,6 +84,8 @@ export interface AuditReader {
   timeOf(position: number): Promise<string | undefined>;
   /** The entries changed by the events after `from` up to `to` (positions), by resource, in id order. */
   touched(from: number, to: number): Promise<Map<ResourceName, number[]>>;
+  /** `use`'s answer, given the nodes of the verifiable log's tree as saved (proofs, roots). */
+  withTree<T>(use: (node: NodeReader) => T): Promise<T>;
 }
 
 /**

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { COMMANDS } from '../../src/commands/catalog.js';
-import { mariadbUrl } from '../support/mariadb.js';
+import { freshDatabase, mariadbUrl } from '../support/mariadb.js';
 import { ROOT, runCli, servedDataDir, spawnService, tempDir } from '../support/process.js';
 
 const it = suite('the CLI never creates or touches the wrong store; every command has --help; --version');
@@ -76,10 +76,16 @@ it('a DATA_DIR that serves another store is refused, naming EVENT_STORE', async 
   assert.match(token.stderr, /serves the embedded SQLite store, but EVENT_STORE=mariadb/);
   assert.not.match(token.stdout, /pmc_/, 'no token printed');
   if (!url) return;
-  const served = await servedDataDir({ ...onMariadb, CONFIG_SECRET_KEY: 'b'.repeat(64) });
-  const exported = await runCli(['export'], { DATA_DIR: served });
-  assert.is(exported.code, 1, 'EVENT_STORE left out: the SQLite store is not what this directory serves');
-  assert.match(exported.stderr, /serves mariadb at 127\.0\.0\.1:3306\/test, but EVENT_STORE=sqlite/);
+  const database = await freshDatabase(url);
+  try {
+    const served = await servedDataDir({ EVENT_STORE: 'mariadb', MARIADB_URL: database.url });
+    const exported = await runCli(['export'], { DATA_DIR: served });
+    assert.is(exported.code, 1, 'EVENT_STORE left out: the SQLite store is not what this directory serves');
+    const name = new URL(database.url).pathname.slice(1);
+    assert.match(exported.stderr, new RegExp(`serves mariadb at 127\\.0\\.0\\.1:3306/${name}, but EVENT_STORE=sqlite`));
+  } finally {
+    await database.drop();
+  }
 });
 
 it('replay --apply is refused while an instance holds the store, and runs once it stopped', async () => {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { newLogKey } from '../../src/application/log-key.js';
 import { CONFIG_STREAM } from '../../src/application/projector.js';
 import { RESOURCE_NAMES } from '../../src/domain/resources.js';
 import { SqliteEventStore } from '../../src/event-store/sqlite/store.js';
@@ -18,8 +19,9 @@ if (url) {
 
   it('the copy holds the same log; a service on it serves the same inventory; a non-empty target is refused', async () => {
     const key = randomBytes(32).toString('hex');
+    const logKey = newLogKey();
     const source = tempDir();
-    const first = await spawnService({ DATA_DIR: source, CONFIG_SECRET_KEY: key });
+    const first = await spawnService({ DATA_DIR: source, CONFIG_SECRET_KEY: key, CONFIG_LOG_SIGNING_KEY: logKey });
     await send(first.url, 'POST', `${BASE}/tags`, { body: { name: 'prod', color: '#000000', background: '#FFFFFF' } });
     await send(first.url, 'POST', `${BASE}/servers`, {
       body: { id_client: 99, id_environment: 1, name: 'db1', ip: '10.0.0.1', login: 'pma', passwd: 'pw', tags: [1] },
@@ -37,7 +39,12 @@ if (url) {
       assert.is(again.code, 1);
       assert.match(again.stderr, /already holds events/);
 
-      const onMariadb = { EVENT_STORE: 'mariadb', MARIADB_URL: database.url, CONFIG_SECRET_KEY: key };
+      const onMariadb = {
+        EVENT_STORE: 'mariadb',
+        MARIADB_URL: database.url,
+        CONFIG_SECRET_KEY: key,
+        CONFIG_LOG_SIGNING_KEY: logKey,
+      };
       const movedDir = tempDir();
       const moved = await spawnService({ ...onMariadb, DATA_DIR: movedDir });
       try {

@@ -33,6 +33,7 @@ function batch(rows: number, changed: EntryState[], appear = 0, deleted?: number
     highWaterAt: '2026-01-01T00:00:00.000Z',
     entries: changed,
     lastIds: { tags: 100 },
+    nodes: [],
     changes: [],
     versions,
     requests: [],

@@ -6,6 +6,7 @@ import { type Logger, pino } from 'pino';
 import { assertMatches } from '../../src/application/secret-key.js';
 import { type Clock, ConfigService } from '../../src/application/service.js';
 import type { AccessSettings } from '../../src/config.js';
+import type { SignerKey } from '../../src/engine/signed-note.js';
 import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
 import type { EventStore } from '../../src/event-store/port.js';
 import { createHandler } from '../../src/http/app.js';
@@ -74,6 +75,8 @@ export interface HarnessOptions {
   readiness?: Readiness;
   /** Opens PmaControl ciphertexts, as PMACONTROL_CRYPT_KEY_FILE does for the real service. */
   openPmaControl?: (ciphertext: string) => string;
+  /** Signs the log's checkpoints, as the real service does (LogKeyRecorded comes after the genesis). */
+  logKey?: SignerKey;
 }
 
 /** A logger whose lines land in `logs`. */
@@ -88,10 +91,18 @@ export const collectingLogger = (logs: string[]): Logger =>
     }),
   );
 
-async function startService(store: EventStore, readModels: ReadModelStore, key: Buffer, clock: Clock, logs: string[]) {
+async function startService(
+  store: EventStore,
+  readModels: ReadModelStore,
+  key: Buffer,
+  clock: Clock,
+  logs: string[],
+  logKey?: SignerKey,
+) {
   const service = new ConfigService({
     store,
     readModels,
+    ...(logKey ? { logKey: () => logKey } : {}),
     secretKey: (recorded) => {
       if (recorded) assertMatches(key, 'the test key', recorded);
       return key;
@@ -110,7 +121,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const store = options.store ?? new InMemoryEventStore();
   const readModels = options.readModels ?? new SqliteReadModelStore(':memory:');
   const key = options.secretKey ?? randomBytes(32);
-  const service = await startService(store, readModels, key, options.clock ?? testClock(), logs);
+  const service = await startService(store, readModels, key, options.clock ?? testClock(), logs, options.logKey);
   const handler = createHandler({
     service,
     logger,

@@ -58,6 +58,7 @@ it('two service instances built from the repository Dockerfile, on the cluster, 
     for (const [, node] of nodes)
       assert.ok(instance.environment.EVENTSTORE_CONNECTION_STRING.includes(`${ipOf(node.environment)}:2113`));
     assert.match(instance.environment.CONFIG_SECRET_KEY, /^\$\{CONFIG_SECRET_KEY:\?/);
+    assert.match(instance.environment.CONFIG_LOG_SIGNING_KEY, /^\$\{CONFIG_LOG_SIGNING_KEY:\?/);
     assert.equal(Object.keys(instance.depends_on ?? {}).sort(), nodes.map(([n]) => n).sort());
     ports.add(instance.ports![0]);
   }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createConnection } from 'mysql2/promise';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { newLogKey } from '../../src/application/log-key.js';
 import { GaleraCluster, galeraAvailable } from '../support/galera.js';
 import { BASE, type Reply, send } from '../support/harness.js';
 import { type ServiceProcess, spawnService, tempDir } from '../support/process.js';
@@ -16,6 +17,7 @@ interface World {
   cluster: GaleraCluster;
   instances: ServiceProcess[];
   key: string;
+  logKey: string;
   /** The ids of every tag and server an instance acknowledged (201), to be found everywhere at the end. */
   acknowledged: { tags: Set<number>; servers: Set<number> };
   /** Every answer that should not have been given: a 500, or a refusal of a write that was valid. */
@@ -48,6 +50,7 @@ if (galeraAvailable()) {
   it.before(async (world) => {
     world.cluster = await GaleraCluster.create();
     world.key = randomBytes(32).toString('hex');
+    world.logKey = newLogKey();
     world.acknowledged = { tags: new Set(), servers: new Set() };
     world.wrong = [];
     // Three first starts at once on a fresh database: the migration and the genesis collide.
@@ -57,6 +60,7 @@ if (galeraAvailable()) {
           EVENT_STORE: 'mariadb',
           MARIADB_URL: node.url,
           CONFIG_SECRET_KEY: world.key,
+          CONFIG_LOG_SIGNING_KEY: world.logKey,
           MARIADB_QUERY_TIMEOUT_MS: '3000',
           MARIADB_POLL_MAX_MS: '100',
           DATA_DIR: tempDir(),

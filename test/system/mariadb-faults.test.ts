@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { newLogKey } from '../../src/application/log-key.js';
 import { BASE, send } from '../support/harness.js';
 import { canRunPrivateMariadb, PrivateMariadb } from '../support/mariadb.js';
 import { type ServiceProcess, spawnService, tempDir } from '../support/process.js';
@@ -89,6 +90,7 @@ if (canRunPrivateMariadb()) {
       MARIADB_POLL_MAX_MS: '200',
       MARIADB_QUERY_TIMEOUT_MS: '1500',
       CONFIG_SECRET_KEY: randomBytes(32).toString('hex'),
+      CONFIG_LOG_SIGNING_KEY: newLogKey(),
     };
     ctx.service = await spawnService({ ...ctx.env, DATA_DIR: tempDir() });
   });

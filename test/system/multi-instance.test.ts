@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { newLogKey } from '../../src/application/log-key.js';
 import { RESOURCE_NAMES as RESOURCES } from '../../src/domain/resources.js';
 import { BASE, type Reply, send } from '../support/harness.js';
 import { makeKey } from '../support/keys.js';
@@ -225,6 +226,7 @@ if (url) {
       EVENT_STORE: 'mariadb',
       MARIADB_URL: database.url,
       CONFIG_SECRET_KEY: randomBytes(32).toString('hex'),
+      CONFIG_LOG_SIGNING_KEY: newLogKey(),
     };
     ctx.a = await spawnService({ ...env, DATA_DIR: tempDir() });
     ctx.b = await spawnService({ ...env, DATA_DIR: tempDir() });

@@ -26,6 +26,11 @@ export type ApiRouteKind =
   | 'issueToken'
   | 'revokeToken'
   | 'secret'
+  | 'logCheckpoint'
+  | 'logPublicKey'
+  | 'logLeaf'
+  | 'logInclusion'
+  | 'logConsistency'
   | 'healthz'
   | 'readyz'
   | 'metrics'
@@ -97,6 +102,11 @@ export const API_ROUTES: ApiRouteDescriptor[] = [
       resource,
     }),
   ),
+  { kind: 'logCheckpoint', method: 'GET', path: `${API_BASE}/log/checkpoint`, access: 'reader' },
+  { kind: 'logPublicKey', method: 'GET', path: `${API_BASE}/log/public-key`, access: 'open' },
+  { kind: 'logLeaf', method: 'GET', path: `${API_BASE}/log/leaves/{position}`, access: 'reader' },
+  { kind: 'logInclusion', method: 'GET', path: `${API_BASE}/log/proof/inclusion`, access: 'reader' },
+  { kind: 'logConsistency', method: 'GET', path: `${API_BASE}/log/proof/consistency`, access: 'reader' },
   { kind: 'openApi', method: 'GET', path: OPENAPI_PATH, access: 'open' },
   { kind: 'healthz', method: 'GET', path: '/healthz', access: 'open' },
   { kind: 'readyz', method: 'GET', path: '/readyz', access: 'open' },

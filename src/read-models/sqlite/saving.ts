@@ -5,6 +5,7 @@ import type { EntryRecord } from '../../engine/table.js';
 import type { EntryState, ProjectionBatch } from '../port.js';
 import { ListCopies } from './list-copies.js';
 import { RowWriter } from './rows.js';
+import { storedLevel } from './schema.js';
 
 /**
  * A whole-list snapshot of a resource is taken once this many of its version rows came after the
@@ -40,6 +41,9 @@ export interface SaveJob {
   entries: (string | number | null)[];
   lastIds: [string, number][];
   secretKey?: string;
+  logKey?: string;
+  /** The tree's nodes to keep: level, index, hash (hex), one node after another. */
+  nodes: (number | string)[];
   /** The change rows' values, one row after another. */
   changes: unknown[];
   versions: unknown[];
@@ -95,6 +99,9 @@ export function encode(batch: ProjectionBatch): SaveJob {
     versions.push(row.deleted ? 1 : 0, row.snapshot ? (made.get(row.snapshot) ?? JSON.stringify(row.snapshot)) : null);
     counts.set(row.resource, (counts.get(row.resource) ?? 0) + 1);
   }
+  const nodes: (number | string)[] = [];
+  for (const { level, index, hash } of batch.nodes)
+    if (storedLevel(level)) nodes.push(level, index, hash.toString('hex'));
   return {
     revision: batch.revision,
     digest: batch.digest,
@@ -102,6 +109,8 @@ export function encode(batch: ProjectionBatch): SaveJob {
     entries,
     lastIds: Object.entries(batch.lastIds),
     secretKey: batch.secretKey && JSON.stringify(batch.secretKey),
+    logKey: batch.logKey && JSON.stringify(batch.logKey),
+    nodes,
     changes,
     versions,
     versionCounts: [...counts],
@@ -139,6 +148,7 @@ function statements(db: Database.Database) {
       'INSERT OR IGNORE INTO list_snapshots (resource, position, id, doc) SELECT resource, ?, id, doc FROM entries WHERE resource = ?',
     ),
     listSnapshotDone: db.prepare('INSERT OR IGNORE INTO list_snapshots_done (resource, position) VALUES (?, ?)'),
+    node: db.prepare('INSERT OR IGNORE INTO log_nodes (level, idx, hash) VALUES (?, ?, ?)'),
   };
 }
 
@@ -190,8 +200,12 @@ export class Saver {
     this.sql.changes.write(job.changes);
     this.sql.versions.write(job.versions);
     for (const row of job.requests) this.sql.request.run(row);
+    const { nodes } = job;
+    for (let i = 0; i < nodes.length; i += 3)
+      this.sql.node.run(nodes[i], nodes[i + 1], Buffer.from(nodes[i + 2] as string, 'hex'));
     this.snapshotLists(job);
     if (job.secretKey) this.sql.setMeta.run('secret_key', job.secretKey);
+    if (job.logKey) this.sql.setMeta.run('log_key', job.logKey);
     this.sql.setMeta.run('checkpoint', String(job.revision));
     this.sql.setMeta.run('checkpoint_digest', job.digest);
     this.sql.setMeta.run('high_water_at', job.highWaterAt);

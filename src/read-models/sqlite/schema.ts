@@ -1,7 +1,7 @@
 import { CHANGES_WITHOUT_VERSION } from '../../../projections/changes.js';
 
 /** Raised when the layout of the tables changes: older read models are dropped and rebuilt from the log. */
-export const LAYOUT = 8;
+export const LAYOUT = 9;
 
 export const TABLES = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -21,7 +21,16 @@ CREATE TABLE IF NOT EXISTS requests (actor TEXT NOT NULL, key TEXT NOT NULL, fin
 CREATE TABLE IF NOT EXISTS list_snapshots (resource TEXT NOT NULL, position INTEGER NOT NULL, id INTEGER NOT NULL,
   doc TEXT NOT NULL, PRIMARY KEY (resource, position, id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS list_snapshots_done (resource TEXT NOT NULL, position INTEGER NOT NULL,
-  PRIMARY KEY (resource, position)) WITHOUT ROWID;`;
+  PRIMARY KEY (resource, position)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS log_nodes (level INTEGER NOT NULL, idx INTEGER NOT NULL, hash BLOB NOT NULL,
+  PRIMARY KEY (level, idx)) WITHOUT ROWID;`;
+
+/**
+ * The levels of the verifiable log's tree kept in \`log_nodes\`: the leaves, and every complete
+ * subtree from 16 leaves up; the three levels between are made again from at most eight leaves when
+ * a proof needs them, so that the tree takes about 1.1 rows per event instead of 2.
+ */
+export const storedLevel = (level: number): boolean => level === 0 || level >= 4;
 
 /**
  * The change rows found by resource and entry through `changes_entry`: those whose entry has no

@@ -4,6 +4,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { ChangeItem, HistoryItem, RequestRow } from '../../../projections/changes.js';
 import { COLLECTION_NAMES, type CollectionName, type ResourceName } from '../../domain/resources.js';
 import { emptyState } from '../../domain/state.js';
+import { Frontier, type NodeReader, nodeHash } from '../../engine/merkle.js';
 import type { EntryRecord } from '../../engine/table.js';
 import Database from '../../sqlite/driver.js';
 import {
@@ -18,7 +19,7 @@ import { BulkBatches } from './bulk-batches.js';
 import { SqliteChanges } from './changes.js';
 import { SaveThread } from './save-thread.js';
 import { encode, SaveQueue, Saver } from './saving.js';
-import { INDEXES, INDEXES_IN_LOG_ORDER, LAYOUT, RETIRED_INDEXES, TABLES } from './schema.js';
+import { INDEXES, INDEXES_IN_LOG_ORDER, LAYOUT, RETIRED_INDEXES, storedLevel, TABLES } from './schema.js';
 
 /** SQLite errors that mean the file cannot be used as read models: it is set aside and rebuilt. */
 const DAMAGED = /^SQLITE_(NOTADB|CORRUPT|CANTOPEN|IOERR)/;
@@ -55,7 +56,23 @@ const COMPARED: [string, string[], string[]][] = [
   ['changes', ['position'], ['type', 'at', 'hw_at', 'actor', 'request_id', 'resource', 'entry_id', 'data']],
   ['versions', ['resource', 'entry_id', 'revision'], ['position', 'diff', 'deleted', 'snapshot']],
   ['requests', ['actor', 'key'], ['fingerprint', 'at', 'position']],
+  ['log_nodes', ['level', 'idx'], ['hex(hash)']],
 ];
+
+/**
+ * The nodes of the verifiable log's tree as the file keeps them: a level that is not kept
+ * (storedLevel) is made from the one below it.
+ */
+export function treeReader(db: BetterSqlite3.Database): NodeReader {
+  const stored = db.prepare<[number, number], Buffer>('SELECT hash FROM log_nodes WHERE level = ? AND idx = ?').pluck();
+  const node: NodeReader = (level, index) => {
+    if (!storedLevel(level)) return nodeHash(node(level - 1, 2 * index), node(level - 1, 2 * index + 1));
+    const hash = stored.get(level, index);
+    if (!hash) throw new Error(`the read models hold no node ${level}/${index} of the log's tree`);
+    return hash;
+  };
+  return node;
+}
 
 /**
  * Read models in SQLite (`synchronous = NORMAL`: they can always be rebuilt from the log). A file
@@ -243,8 +260,11 @@ export class SqliteReadModelStore implements ReadModelStore {
     }
     const secretKey = this.meta('secret_key');
     if (secretKey) state.secretKey = JSON.parse(secretKey);
+    const logKey = this.meta('log_key');
+    if (logKey) state.logKey = JSON.parse(logKey);
     state.revision = Number(this.meta('checkpoint') ?? -1);
-    return { state, digest: this.meta('checkpoint_digest'), highWaterAt: this.meta('high_water_at') };
+    const frontier = Frontier.of(state.revision + 1, treeReader(this.db));
+    return { state, digest: this.meta('checkpoint_digest'), highWaterAt: this.meta('high_water_at'), frontier };
   }
 
   /**
@@ -335,6 +355,10 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   touched(from: number, to: number): Promise<Map<ResourceName, number[]>> {
     return this.ask((questions) => questions.touched(from, to));
+  }
+
+  withTree<T>(use: (node: NodeReader) => T): Promise<T> {
+    return this.ask(() => use(treeReader(this.db)));
   }
 
   /**

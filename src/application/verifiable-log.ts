@@ -1,0 +1,115 @@
+import { leafBytes } from '../../projections/leaves.js';
+import { consistencyProof, inclusionProof, type NodeReader, rootAt } from '../engine/merkle.js';
+import { checkpointText, formatVerifier, type SignerKey, signNote } from '../engine/signed-note.js';
+import { type EventStore, logged } from '../event-store/port.js';
+import type { ReadModelStore } from '../read-models/port.js';
+import { CONFIG_STREAM, type Projector } from './projector.js';
+
+/** An inclusion proof as the API gives it (RFC 9162 §2.1.3 audit path, hex). */
+export interface InclusionProof {
+  position: number;
+  size: number;
+  leaf_hash: string;
+  hashes: string[];
+}
+
+/** A consistency proof as the API gives it (RFC 9162 §2.1.4, hex). */
+export interface ConsistencyProof {
+  from: number;
+  to: number;
+  hashes: string[];
+}
+
+/** A position or size outside the log as it is now. */
+export class OutsideTheLog extends Error {
+  override name = 'OutsideTheLog';
+}
+
+/**
+ * The log anyone can verify: the Merkle tree over every event (the projector grows it as it folds,
+ * the read models keep its nodes), its checkpoint signed with the log's key, its leaves and proofs.
+ * Every instance over one log serves the same tree, and signs with the same key: the same
+ * checkpoint at the same size (Ed25519 signatures are deterministic).
+ */
+export class VerifiableLog {
+  private signed?: { size: number; note: string };
+
+  constructor(
+    private readonly key: SignerKey,
+    private readonly projector: Projector,
+    private readonly store: EventStore,
+    private readonly readModels: ReadModelStore,
+  ) {}
+
+  /** The origin line of every checkpoint: `pmacontrol-config/<log id>`. */
+  get origin(): string {
+    return this.key.name;
+  }
+
+  /** The number of leaves: every event folded here. */
+  get size(): number {
+    return this.projector.tree.size;
+  }
+
+  /** The verifier key (C2SP note form) that checks every checkpoint. */
+  publicKey(): string {
+    return formatVerifier(this.key);
+  }
+
+  /** The checkpoint of the log as folded here, signed; made once per size. */
+  checkpoint(): string {
+    const size = this.size;
+    if (this.signed?.size !== size) {
+      const text = checkpointText({ origin: this.origin, size, root: this.projector.tree.root() });
+      this.signed = { size, note: signNote(text, this.key) };
+    }
+    return this.signed.note;
+  }
+
+  /** The leaf bytes of the event at `position` (1 … size), read from the store. */
+  async leaf(position: number): Promise<Buffer> {
+    this.within(position, this.size, 'position');
+    const [event] = await this.store.readStream(CONFIG_STREAM, { fromRevision: position - 1, maxCount: 1 });
+    if (!event) throw new OutsideTheLog(`the log has no event at position ${position}`);
+    return leafBytes(logged(event));
+  }
+
+  /** The audit path of the event at `position` in the tree of the first `size` events. */
+  async inclusion(position: number, size = this.size): Promise<InclusionProof> {
+    this.within(size, this.size, 'size');
+    this.within(position, size, 'position');
+    return this.tree((node) => ({
+      position,
+      size,
+      leaf_hash: node(0, position - 1).toString('hex'),
+      hashes: inclusionProof(position - 1, size, node).map((hash) => hash.toString('hex')),
+    }));
+  }
+
+  /** The proof that the tree of the first `from` events is a prefix of the tree of the first `to`. */
+  async consistency(from: number, to: number): Promise<ConsistencyProof> {
+    this.within(to, this.size, 'to');
+    this.within(from, to, 'from');
+    return this.tree((node) => ({
+      from,
+      to,
+      hashes: consistencyProof(from, to, node).map((hash) => hash.toString('hex')),
+    }));
+  }
+
+  /** The root of the first `size` events, from the stored tree. */
+  root(size: number): Promise<Buffer> {
+    this.within(size, this.size, 'size');
+    return this.tree((node) => rootAt(size, node));
+  }
+
+  private tree<T>(use: (node: NodeReader) => T): Promise<T> {
+    this.projector.flush();
+    return this.readModels.withTree(use);
+  }
+
+  private within(value: number, upTo: number, name: string): void {
+    if (value < 1 || value > upTo)
+      throw new OutsideTheLog(`${name} ${value} is outside the log: from 1 to ${upTo} as it is now`);
+  }
+}
