@@ -33,6 +33,7 @@ it('a backup taken under writes restores to a service that serves every entry it
     const restored = tempDir();
     copyFileSync(backup, join(restored, 'events.sqlite'));
     copyFileSync(join(dataDir, 'secret.key'), join(restored, 'secret.key'));
+    copyFileSync(join(dataDir, 'log-signing.key'), join(restored, 'log-signing.key'));
     const again = await spawnService({ DATA_DIR: restored });
     try {
       assert.match(again.output(), new RegExp(`"position":${events}\\b`), 'it starts at the end of the backup');

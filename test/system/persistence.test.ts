@@ -43,8 +43,9 @@ it('data survives a restart; the restart loads the stored read models, deleted i
   previous.close();
   const second = await spawnService({ DATA_DIR: dataDir });
   try {
-    // genesis (0–7), two tags and a delete (8–10): started at the stored checkpoint, nothing folded again
-    assert.match(second.output(), /"revision":10/);
+    // genesis (0–7), the log key (8), two tags and a delete (9–11): started where the read models
+    // were saved, nothing folded again
+    assert.match(second.output(), /"revision":11/);
     assert.not.match(second.output(), /projecting the log/);
     const read = await send(second.url, 'GET', `${BASE}/tags/${made.body.id}`);
     assert.is(read.body.item.name, 'kept');
@@ -150,7 +151,7 @@ it('replay: rebuilds from the log, reports a tampered read model, --apply repair
   await service.stop();
   const clean = await runCli(['replay'], { DATA_DIR: dataDir });
   assert.is(clean.code, 0, clean.stdout + clean.stderr);
-  assert.match(clean.stdout, /replayed 10 events/);
+  assert.match(clean.stdout, /replayed 11 events/);
   assert.match(clean.stdout, /read models match the log/);
   const db = new Database(join(dataDir, 'read-models.sqlite'));
   db.prepare(
