@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { newLogKey } from './application/log-key.js';
-import { StartRefused } from './application/secret-key.js';
+import { StartRefused } from './application/start-refused.js';
 import { type CommandHelp, commandHelp, helpOf, overview, UsageError } from './commands/catalog.js';
 import { runReplay } from './commands/replay.js';
 import { runRotateKey } from './commands/rotate-key.js';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { StartRefused } from './application/secret-key.js';
+import { StartRefused } from './application/start-refused.js';
 import type { Config } from './config.js';
 import Database from './sqlite/driver.js';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RecordedLogKey } from '../domain/state.js';
 import {
@@ -10,7 +10,8 @@ import {
   parseSigner,
   type SignerKey,
 } from '../engine/signed-note.js';
-import { StartRefused } from './secret-key.js';
+import { createKeyFile, readProtected } from './key-files.js';
+import { StartRefused } from './start-refused.js';
 
 /**
  * The key that signs the log's checkpoints (Ed25519, C2SP note form): `CONFIG_LOG_SIGNING_KEY`, else
@@ -39,30 +40,8 @@ function parse(text: string, origin: string): SignerKey {
   }
 }
 
-function readProtected(file: string): string {
-  const mode = statSync(file).mode & 0o777;
-  if ((mode & 0o077) !== 0) {
-    throw new StartRefused(
-      `${file} is readable by others (mode ${mode.toString(8).padStart(4, '0')}): run chmod 600 ${file} and start again`,
-    );
-  }
-  return readFileSync(file, 'utf8');
-}
-
-/** Atomic and exclusive (`link`): instances starting together on one DATA_DIR agree on one key. */
-function generateKeyFile(file: string): SignerKey {
-  mkdirSync(join(file, '..'), { recursive: true });
-  const draft = `${file}.${process.pid}.tmp`;
-  writeFileSync(draft, `${newLogKey()}\n`, { mode: 0o600 });
-  try {
-    linkSync(draft, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    unlinkSync(draft);
-  }
-  return parse(readProtected(file), file);
-}
+/** A new key in `file` (mode 0600), unless another instance starting together made it first. */
+const generateKeyFile = (file: string): SignerKey => parse(createKeyFile(file, `${newLogKey()}\n`), file);
 
 /** The signing key, checked against the public key the log recorded; made only when the log records none. */
 export function openLogKey(source: LogKeySource, recorded: RecordedLogKey | undefined): SignerKey {

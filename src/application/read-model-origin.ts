@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { LoggedEvent } from '../domain/shared/types.js';
 import { type EventStore, logged } from '../event-store/port.js';
-import { StartRefused } from './secret-key.js';
+import { StartRefused } from './start-refused.js';
 
 /** What the read models remember of the last event they folded, to recognise their log. */
 export interface Origin {

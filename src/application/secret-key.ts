@@ -1,22 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import {
-  appendFileSync,
-  existsSync,
-  linkSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { appendFileSync, existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DomainError } from '../domain/shared/errors.js';
-
-/** The start was refused to protect the data; the message says what happened and what to do. */
-export class StartRefused extends Error {
-  override name = 'StartRefused';
-}
+import { createKeyFile, readProtected } from './key-files.js';
+import { StartRefused } from './start-refused.js';
 
 /**
  * Where the key comes from: `CONFIG_SECRET_KEY`, else `<dataDir>/secret.key`; and the keys retired
@@ -114,17 +101,6 @@ export function assertMatches(key: Buffer, origin: string, recorded: RecordedKey
   );
 }
 
-/** A key file's text, refused when the file is readable by group or others. */
-function readProtected(file: string): string {
-  const mode = statSync(file).mode & 0o777;
-  if ((mode & 0o077) !== 0) {
-    throw new StartRefused(
-      `${file} is readable by others (mode ${mode.toString(8).padStart(4, '0')}): run chmod 600 ${file} and start again`,
-    );
-  }
-  return readFileSync(file, 'utf8');
-}
-
 function readKeyFile(file: string): Buffer {
   const text = readProtected(file);
   try {
@@ -147,17 +123,8 @@ function missingKey(file: string, recorded: RecordedKey | undefined): Buffer {
   return generateKeyFile(file);
 }
 
-/** Atomic and exclusive (`link`): instances starting together on one DATA_DIR agree on one key. */
+/** A new key in `file` (mode 0600), unless another instance starting together made it first. */
 function generateKeyFile(file: string): Buffer {
-  mkdirSync(join(file, '..'), { recursive: true });
-  const draft = `${file}.${process.pid}.tmp`;
-  writeFileSync(draft, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
-  try {
-    linkSync(draft, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    unlinkSync(draft);
-  }
+  createKeyFile(file, `${randomBytes(32).toString('hex')}\n`);
   return readKeyFile(file);
 }

@@ -257,7 +257,7 @@ it('a log from before fingerprints, with secrets under two keys: never a 500, th
   } finally {
     await second.close();
   }
-  const { StartRefused } = await import('../../src/application/secret-key.js');
+  const { StartRefused } = await import('../../src/application/start-refused.js');
   const fresh = await legacyLog(keyA, keyB);
   try {
     await startHarness({ store: fresh, secretKey: keyA });

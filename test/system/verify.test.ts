@@ -99,6 +99,8 @@ it('SQLite: a checkpoint kept earlier still verifies once the log has grown; a f
   try {
     for (let i = 20; i < 30; i++) await post(service.url, TAGS, tag(i));
     later = await checkpoint(service.url, tempDir(), 'later.txt');
+    const whileServing = await verify({ DATA_DIR: dataDir }, kept, later);
+    assert.is(whileServing.code, 0, `while the service runs: ${whileServing.stdout}${whileServing.stderr}`);
   } finally {
     await service.stop();
   }
