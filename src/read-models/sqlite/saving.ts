@@ -42,8 +42,9 @@ export interface SaveJob {
   lastIds: [string, number][];
   secretKey?: string;
   logKey?: string;
-  /** The tree's nodes to keep: level, index, hash (hex), one node after another. */
-  nodes: (number | string)[];
+  /** The tree's nodes to keep: level and index, one node after another; their hashes in `hashes`, 32 bytes each. */
+  nodes: number[];
+  hashes: Uint8Array;
   /** The change rows' values, one row after another. */
   changes: unknown[];
   versions: unknown[];
@@ -99,9 +100,14 @@ export function encode(batch: ProjectionBatch): SaveJob {
     versions.push(row.deleted ? 1 : 0, row.snapshot ? (made.get(row.snapshot) ?? JSON.stringify(row.snapshot)) : null);
     counts.set(row.resource, (counts.get(row.resource) ?? 0) + 1);
   }
-  const nodes: (number | string)[] = [];
-  for (const { level, index, hash } of batch.nodes)
-    if (storedLevel(level)) nodes.push(level, index, hash.toString('hex'));
+  // One buffer for the batch's hashes: one piece to hand to the saving thread, not one per node.
+  const kept = batch.nodes.filter((node) => storedLevel(node.level));
+  const nodes: number[] = [];
+  const hashes = Buffer.allocUnsafe(kept.length * 32);
+  kept.forEach((node, i) => {
+    nodes.push(node.level, node.index);
+    node.hash.copy(hashes, i * 32);
+  });
   return {
     revision: batch.revision,
     digest: batch.digest,
@@ -111,6 +117,7 @@ export function encode(batch: ProjectionBatch): SaveJob {
     secretKey: batch.secretKey && JSON.stringify(batch.secretKey),
     logKey: batch.logKey && JSON.stringify(batch.logKey),
     nodes,
+    hashes,
     changes,
     versions,
     versionCounts: [...counts],
@@ -200,9 +207,10 @@ export class Saver {
     this.sql.changes.write(job.changes);
     this.sql.versions.write(job.versions);
     for (const row of job.requests) this.sql.request.run(row);
-    const { nodes } = job;
-    for (let i = 0; i < nodes.length; i += 3)
-      this.sql.node.run(nodes[i], nodes[i + 1], Buffer.from(nodes[i + 2] as string, 'hex'));
+    const { nodes, hashes } = job;
+    const bytes = Buffer.from(hashes.buffer, hashes.byteOffset, hashes.byteLength);
+    for (let i = 0; i < nodes.length; i += 2)
+      this.sql.node.run(nodes[i], nodes[i + 1], bytes.subarray(i * 16, i * 16 + 32));
     this.snapshotLists(job);
     if (job.secretKey) this.sql.setMeta.run('secret_key', job.secretKey);
     if (job.logKey) this.sql.setMeta.run('log_key', job.logKey);
