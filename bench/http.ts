@@ -9,6 +9,9 @@
 // range, and the worst p99 of the rounds.
 // Usage: npm run bench   (BENCH_SECONDS per run, default 5, after BENCH_WARMUP 1 s not counted;
 // BENCH_ROUNDS 3; BENCH_SIZE 10000; BENCH_LARGE 100000)
+// With BENCH_BASELINE=<another checkout, built>, the anchor is that build of the service instead of
+// the floor, and only this first table is run: a change against the build without it, in one run.
+import { join } from 'node:path';
 import {
   type Load,
   load,
@@ -300,8 +303,11 @@ async function firstRequests(target: Target, servers: number): Promise<string> {
 console.log(
   `node ${process.version}, ${ROUNDS} rounds of ${SECONDS} s per side and scenario after ${WARMUP} s of warm-up, 32 connections, ${SIZE.toLocaleString('en')} servers\n`,
 );
-const [service, floor] = await Promise.all([startService(), startFloor()]);
+const baseline = process.env.BENCH_BASELINE;
+const anchor = baseline ? startService(undefined, {}, join(baseline, 'dist/src/cli.js')) : startFloor();
+if (baseline) console.log(`anchor: the service built in ${baseline} (the floor columns are that build)\n`);
+const [service, floor] = await Promise.all([startService(), anchor]);
 await Promise.all([fill(service, SIZE), fill(floor, SIZE)]);
 memoryLine('service', await compare(service, floor));
 await Promise.all([service.stop(), floor.stop()]);
-await startup(await bySize());
+if (!baseline) await startup(await bySize());

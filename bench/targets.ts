@@ -131,6 +131,8 @@ const jsonLine = (line: string): Record<string, unknown> | undefined => {
 export function startService(
   dataDir = scratchDir('pmacontrol-bench-'),
   extra: Record<string, string> = {},
+  /** Another build's entry (a checkout's `dist/src/cli.js`) to run instead of this one's. */
+  cli = 'dist/src/cli.js',
 ): Promise<Target & { dataDir: string }> {
   // As users run it: LOG_LEVEL=info, one access-log line per request, is part of what is measured.
   const env = {
@@ -142,7 +144,7 @@ export function startService(
     ...extra,
   };
   // As `npm start` runs it: the compiled build (`npm run bench` builds it first).
-  return startProcess('service', ['dist/src/cli.js', 'serve'], env, (line) => {
+  return startProcess(cli === 'dist/src/cli.js' ? 'service' : 'baseline', [cli, 'serve'], env, (line) => {
     const parsed = jsonLine(line);
     return parsed?.msg === 'listening' ? (parsed.port as number) : undefined;
   }).then((target) => ({ ...target, dataDir }));
