@@ -20,7 +20,7 @@ import { consistencyProof, Frontier, inclusionProof, leafHash, rootAt } from '..
 import { formatVerifier, generateSigner, parseVerifier } from '../src/engine/signed-note.js';
 import { logged } from '../src/event-store/port.js';
 import { SqliteEventStore } from '../src/event-store/sqlite/store.js';
-import { SqliteReadModelStore, treeReader } from '../src/read-models/sqlite/store.js';
+import { SqliteReadModelStore, storedLeaves, treeReader } from '../src/read-models/sqlite/store.js';
 import Database from '../src/sqlite/driver.js';
 import { percentiles, scratchDir, table } from './lib.js';
 
@@ -113,11 +113,7 @@ table([
 ]);
 const stored = {
   size,
-  leaves: (from: number, count: number) =>
-    db
-      .prepare<[number, number], Buffer>('SELECT hash FROM log_nodes WHERE level = 0 AND idx >= ? ORDER BY idx LIMIT ?')
-      .pluck()
-      .all(from, count),
+  leaves: storedLeaves(db),
   root: (n: number) => rootAt(n, node),
 };
 

@@ -101,6 +101,13 @@ export function prepareDataDir(dir: string): Promise<void> {
  * The composition root: picks the adapters for the configuration (copy-log opens its target alike).
  * `hold`: how this process holds DATA_DIR (shared by instances and commands, alone by replay --apply).
  */
+/** The file of this DATA_DIR's read models for the configured store (one per store kind). */
+export const readModelsFile = (config: Config): string =>
+  join(
+    config.dataDir,
+    config.eventStore === 'sqlite' ? 'read-models.sqlite' : `read-models-${config.eventStore}.sqlite`,
+  );
+
 export async function openStores(config: Config, logger: Logger, hold: 'shared' | 'alone' = 'shared'): Promise<Stores> {
   const synced = prepareDataDir(config.dataDir);
   let lock: InstanceLock;
@@ -110,10 +117,7 @@ export async function openStores(config: Config, logger: Logger, hold: 'shared' 
     await synced.catch(() => {});
     throw error;
   }
-  const file = join(
-    config.dataDir,
-    config.eventStore === 'sqlite' ? 'read-models.sqlite' : `read-models-${config.eventStore}.sqlite`,
-  );
+  const file = readModelsFile(config);
   const setAside = (setAsideAs: string, reason: string) =>
     logger.warn(
       { file, set_aside_as: setAsideAs, reason },

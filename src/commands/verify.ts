@@ -6,11 +6,11 @@ import { CONFIG_STREAM } from '../application/projector.js';
 import { type StoredTree, verifyLog } from '../application/verify-log.js';
 import { loadConfig } from '../config.js';
 import { assertServes } from '../data-dir.js';
-import { type Hash, rootAt } from '../engine/merkle.js';
+import { rootAt } from '../engine/merkle.js';
 import { formatVerifier, parseSigner, parseVerifier, type VerifierKey } from '../engine/signed-note.js';
 import { logged } from '../event-store/port.js';
-import { openEventStore } from '../main.js';
-import { treeReader } from '../read-models/sqlite/store.js';
+import { openEventStore, readModelsFile } from '../main.js';
+import { storedLeaves, treeReader } from '../read-models/sqlite/store.js';
 import Database from '../sqlite/driver.js';
 import { UsageError } from './catalog.js';
 import { Progress } from './progress.js';
@@ -38,12 +38,9 @@ function storedTree(file: string): { tree: StoredTree; close(): void } | undefin
   if (!existsSync(file)) return undefined;
   const db = new Database(file, { readonly: true, fileMustExist: true });
   const origin = db.prepare<[], string>("SELECT value FROM meta WHERE name = 'checkpoint'").pluck().get();
-  const leaves = db
-    .prepare<[number, number], Hash>('SELECT hash FROM log_nodes WHERE level = 0 AND idx >= ? ORDER BY idx LIMIT ?')
-    .pluck();
   const tree: StoredTree = {
     size: Number(origin ?? -1) + 1,
-    leaves: (from, count) => leaves.all(from, count),
+    leaves: storedLeaves(db),
     root: (size) => rootAt(size, treeReader(db)),
   };
   return { tree, close: () => db.close() };
@@ -68,11 +65,7 @@ export async function runVerify(argv: string[]): Promise<number> {
     return { name, note: readFileSync(name, 'utf8') };
   });
   const store = await openEventStore(config);
-  const file = join(
-    config.dataDir,
-    config.eventStore === 'sqlite' ? 'read-models.sqlite' : `read-models-${config.eventStore}.sqlite`,
-  );
-  const stored = storedTree(file);
+  const stored = storedTree(readModelsFile(config));
   const read = async (fromRevision: number, maxCount: number) =>
     (await store.readStream(CONFIG_STREAM, { fromRevision, maxCount })).map(logged);
   try {

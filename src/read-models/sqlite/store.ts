@@ -63,6 +63,14 @@ const COMPARED: [string, string[], string[]][] = [
  * The nodes of the verifiable log's tree as the file keeps them: a level that is not kept
  * (storedLevel) is made from the one below it.
  */
+/** The leaf hashes of the verifiable log's tree from index `from`, at most `count`, in order. */
+export function storedLeaves(db: BetterSqlite3.Database): (from: number, count: number) => Buffer[] {
+  const leaves = db
+    .prepare<[number, number], Buffer>('SELECT hash FROM log_nodes WHERE level = 0 AND idx >= ? ORDER BY idx LIMIT ?')
+    .pluck();
+  return (from, count) => leaves.all(from, count);
+}
+
 export function treeReader(db: BetterSqlite3.Database): NodeReader {
   const stored = db.prepare<[number, number], Buffer>('SELECT hash FROM log_nodes WHERE level = ? AND idx = ?').pluck();
   const node: NodeReader = (level, index) => {
