@@ -1,11 +1,9 @@
-import { decide } from '../domain/decide.js';
-import { evolve } from '../domain/evolve.js';
 import { type ResourceName, referenceOrder, resourceOf } from '../domain/resources.js';
-import { DomainError, type FieldError, ValidationFailed } from '../domain/shared/errors.js';
+import { type DomainError, type FieldError, ValidationFailed } from '../domain/shared/errors.js';
 import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
-import { Journal } from '../engine/journal.js';
-import { type PrepareDeps, prepare, type WriteRequest } from './prepare.js';
+import { DecidedBatch } from './batch.js';
+import type { PrepareDeps, WriteRequest } from './prepare.js';
 
 /** The format name an export carries and an import expects. */
 export const EXPORT_FORMAT = 'pmacontrol-config/1';
@@ -32,6 +30,8 @@ export interface ImportCounts {
   created: number;
   updated: number;
   unchanged: number;
+  /** With `skipInvalid`: the problems of the entries left out (and of the document). */
+  skipped?: FieldError[];
 }
 
 /** How an import is decided: for real or as a dry run, and whether the caller may read secrets. */
@@ -45,6 +45,8 @@ export interface ImportOptions {
    */
   secretsRight: boolean;
   problems: readonly FieldError[];
+  /** Imports the entries that can be, and lists the others in `ImportCounts.skipped`, rather than refusing all. */
+  skipInvalid?: boolean;
 }
 
 /** Whether the item sends a secret for an entry that has one: what a dry run would compare. */
@@ -60,14 +62,11 @@ export const itemPath = (resource: string, index: number, field?: string) =>
   `resources.${resource}[${index}]${field ? `.${field}` : ''}`;
 
 /** A refusal of one entry as problems with their paths in the document. */
-function problemsOf(item: ImportItem, error: unknown): FieldError[] {
+function problemsOf(item: ImportItem, error: DomainError): FieldError[] {
   if (error instanceof ValidationFailed) {
     return error.errors.map((e) => ({ ...e, field: itemPath(item.resource, item.index, e.field) }));
   }
-  if (error instanceof DomainError) {
-    return [{ field: itemPath(item.resource, item.index), code: error.code, message: error.message }];
-  }
-  throw error;
+  return [{ field: itemPath(item.resource, item.index), code: error.code, message: error.message }];
 }
 
 /** The commands one entry needs: created or replaced (restored first if it comes back), then deleted if it ends so. */
@@ -81,10 +80,11 @@ function requestsFor(item: ImportItem, state: ConfigState): WriteRequest[] {
 }
 
 /**
- * Decides a whole import on the state, entry after entry (each sees the ones before it), then undoes
- * that: the writer folds the events again as one batch. Every entry's problems are collected, after
- * the ones found reading the document; any problem refuses the whole import, with all of them listed. A dry run decides everything and
- * records nothing.
+ * Decides a whole import on the state, entry after entry (each sees the ones before it), as one
+ * batch. Every entry's problems are collected, after the ones found reading the document. Any
+ * problem refuses the whole import, with all of them listed; with `skipInvalid`, the entries refused
+ * are left out and listed in `counts.skipped` instead, and the others are imported. A dry run
+ * decides everything and records nothing.
  */
 export function decideImport(
   items: readonly ImportItem[],
@@ -93,37 +93,31 @@ export function decideImport(
   counts: ImportCounts,
 ): DomainEvent[] {
   Object.assign(counts, { created: 0, updated: 0, unchanged: 0 });
-  const journal = new Journal();
-  const events: DomainEvent[] = [];
+  if (deps.skipInvalid) counts.skipped = [];
+  const batch = new DecidedBatch(state, deps, deps.at);
   const compared: { resource: ResourceName; id: number }[] = [];
   const problems: FieldError[] = [...deps.problems];
-  const metadata = { actor: 'import', request_id: 'import', at: deps.at };
   for (const item of items) {
-    const mark = journal.mark();
     const existed = state.collections[item.resource].get(item.id) !== undefined;
     const secretSent = deps.dryRun && sendsStoredSecret(item, state);
-    if (secretSent && deps.secretsRight) compared.push({ resource: item.resource, id: item.id });
-    try {
-      const made: DomainEvent[] = [];
-      for (const request of requestsFor(item, state)) {
-        for (const event of decide(prepare(request, state, deps), state)) {
-          evolve(state, { ...event, metadata, revision: state.revision + 1 }, journal);
-          made.push(event);
-        }
-      }
-      events.push(...made);
-      if (!existed) counts.created++;
-      else if (made.length > 0 || (secretSent && !deps.secretsRight)) counts.updated++;
-      else counts.unchanged++;
-    } catch (error) {
-      journal.rollback(mark);
-      problems.push(...problemsOf(item, error));
+    let changed = false;
+    const refusal = batch.unit(() => {
+      for (const request of requestsFor(item, state)) changed = batch.apply(request).length > 0 || changed;
+    });
+    if (refusal) {
+      problems.push(...problemsOf(item, refusal));
+      continue;
     }
+    if (secretSent && deps.secretsRight) compared.push({ resource: item.resource, id: item.id });
+    if (!existed) counts.created++;
+    else if (changed || (secretSent && !deps.secretsRight)) counts.updated++;
+    else counts.unchanged++;
   }
-  journal.rollback();
+  const events = batch.end();
   // A problem found before deciding (a costly check, off the event loop) may be found again here.
   const once = [...new Map(problems.map((p) => [`${p.field}\n${p.code}\n${p.message}`, p])).values()];
-  if (once.length > 0) throw new ValidationFailed(once, { listAll: true });
+  if (counts.skipped) counts.skipped.push(...once);
+  else if (once.length > 0) throw new ValidationFailed(once, { listAll: true });
   if (!deps.dryRun) return events;
   return compared.length > 0 ? [{ type: 'SecretsCompared', data: { entries: compared } }] : [];
 }

@@ -96,20 +96,24 @@ async function proven(resource: ResourceName, input: Values): Promise<void> {
   if (errors.length > 0) throw new ValidationFailed(errors);
 }
 
-/** The costly checks of an import's entries, a few at a time (the thread pool has four threads). */
-async function proofProblems(items: readonly ImportItem[]): Promise<FieldError[]> {
+/** The costly checks of an import's entries, a few at a time (the thread pool has four threads): their problems, and the entries that have some. */
+async function proofProblems(
+  items: readonly ImportItem[],
+): Promise<{ problems: FieldError[]; failed: Set<ImportItem> }> {
   const problems: FieldError[] = [];
+  const failed = new Set<ImportItem>();
   const proving = items.filter((item) => resourceOf(item.resource).declaration.prove);
   for (let start = 0; start < proving.length; start += 4) {
     await Promise.all(
       proving.slice(start, start + 4).map(async (item) => {
         const errors = (await resourceOf(item.resource).declaration.prove!(item.input)) ?? [];
+        if (errors.length > 0) failed.add(item);
         for (const error of errors)
           problems.push({ ...error, field: itemPath(item.resource, item.index, error.field) });
       }),
     );
   }
-  return problems;
+  return { problems, failed };
 }
 
 /**
@@ -242,21 +246,26 @@ export class Writes {
 
   /**
    * Imports entries (section 11): each created, or replaced if its id exists, under the rules of POST
-   * and PUT, all in one append, or nothing at all. A dry run decides everything and records nothing.
-   * `problems`: those found reading the document, listed with the ones found deciding.
+   * and PUT, all in one append, or nothing at all; with `skipInvalid`, the entries that can be, the
+   * others listed. A dry run decides everything and records nothing. `problems`: those found reading
+   * the document, listed with the ones found deciding.
    */
   async importEntries(
     items: readonly ImportItem[],
     caller: Caller,
-    options: { dryRun: boolean; secretsRight: boolean; problems?: readonly FieldError[] },
+    options: { dryRun: boolean; secretsRight: boolean; problems?: readonly FieldError[]; skipInvalid?: boolean },
   ): Promise<ImportCounts> {
     const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0 };
     const { secrets } = this.deps;
-    const problems = [...(options.problems ?? []), ...(await proofProblems(items))];
-    const deps = { secrets, dryRun: options.dryRun, secretsRight: options.secretsRight, problems };
+    const proofs = await proofProblems(items);
+    const problems = [...(options.problems ?? []), ...proofs.problems];
+    const { dryRun, secretsRight, skipInvalid } = options;
+    const deps = { secrets, dryRun, secretsRight, skipInvalid, problems };
+    // Refused anyway; without skipInvalid they are still decided, for their other problems.
+    const decided = skipInvalid ? items.filter((item) => !proofs.failed.has(item)) : items;
     return this.run(
       caller,
-      (state) => decideImport(items, state, { ...deps, at: this.deps.clock.now().toISOString() }, counts),
+      (state) => decideImport(decided, state, { ...deps, at: this.deps.clock.now().toISOString() }, counts),
       () => ({ ...counts }),
     );
   }
