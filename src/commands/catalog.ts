@@ -81,11 +81,16 @@ export const COMMANDS: CommandHelp[] = [
   },
   {
     name: 'import-pmacontrol',
-    usage: 'import-pmacontrol --from mysql://user:password@host:port/pmacontrol [--crypt-key-file FILE] [--dry-run]',
-    summary: 'import an existing PmaControl inventory, ids kept, in one all-or-nothing append',
+    usage:
+      'import-pmacontrol --from mysql://user:password@host:port/pmacontrol [--crypt-key-file FILE] [--dry-run] ' +
+      '[--skip-invalid [--report FILE]]',
+    summary: 'import an existing PmaControl inventory, ids kept, in one append',
     details:
-      "Reads PmaControl's tables; --crypt-key-file is its crypt.config.php, to open its ciphertexts. Every\n" +
-      `problem is listed with its table and row id. --dry-run checks and records nothing.\n${RUNS_ON_A_SERVED_DATA_DIR}`,
+      "Reads PmaControl's tables; --crypt-key-file is its crypt.config.php, to open its ciphertexts (passwords,\n" +
+      'private and public keys). All or nothing: every problem is listed with its table and row id. With\n' +
+      '--skip-invalid, every row the service accepts is imported and each row left out is listed with why\n' +
+      '(--report FILE: the same as JSON). --dry-run checks and records nothing.\n' +
+      RUNS_ON_A_SERVED_DATA_DIR,
   },
   {
     name: 'rotate-key',

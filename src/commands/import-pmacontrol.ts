@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createConnection } from 'mysql2/promise';
 import {
@@ -73,8 +74,8 @@ function rowProblems(problems: FieldError[], document: { resources: Record<Resou
   });
 }
 
-function printProblems(problems: RowProblem[]): void {
-  console.error(`${problems.length} problems:`);
+function printProblems(problems: RowProblem[], heading: string): void {
+  console.error(`${problems.length} ${heading}:`);
   for (const p of problems)
     console.error(`  ${p.table} id=${String(p.id)}${p.field ? ` ${p.field}` : ''}: ${p.message}`);
 }
@@ -86,26 +87,43 @@ function parseOptions(args: string[]) {
       from: { type: 'string' },
       'crypt-key-file': { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
+      'skip-invalid': { type: 'boolean', default: false },
+      report: { type: 'string' },
     },
   });
   if (!values.from || !/^(mysql|mariadb):\/\/[^/]+\/[^/?#]+/.test(values.from)) {
     throw new UsageError('import-pmacontrol needs --from mysql://user:password@host:port/database');
   }
+  const skipInvalid = values['skip-invalid'] ?? false;
+  if (values.report !== undefined && !skipInvalid) throw new UsageError('--report goes with --skip-invalid');
   const keyFile = values['crypt-key-file'] ?? process.env.PMACONTROL_CRYPT_KEY_FILE;
-  return { from: values.from.replace(/^mariadb:/, 'mysql:'), keyFile, dryRun: values['dry-run'] ?? false };
+  const from = values.from.replace(/^mariadb:/, 'mysql:');
+  return { from, keyFile, dryRun: values['dry-run'] ?? false, skipInvalid, report: values.report };
+}
+
+/** The rows a problem was found in before the import's own checks: left out with --skip-invalid. */
+function withoutRows(resources: Record<ResourceName, Row[]>, problems: RowProblem[]): void {
+  for (const [name, rows] of Object.entries(resources) as [ResourceName, Row[]][]) {
+    const table = TABLE_OF[name];
+    const bad = new Set(problems.filter((p) => p.table === table).map((p) => String(p.id)));
+    if (bad.size > 0) resources[name] = rows.filter((row) => !bad.has(String(row.id)));
+  }
 }
 
 /**
  * `import-pmacontrol`: reads a PmaControl database, maps its rows to this service's entries (ids kept,
- * secrets opened with PmaControl's key, then sealed), and imports them all in one append under the
- * actor `import-pmacontrol`, or nothing. A dry run prints the counts and every problem.
+ * values PmaControl encrypted opened, secrets then sealed), and imports them all in one append under
+ * the actor `import-pmacontrol`, or nothing: every problem is listed. With --skip-invalid, every row
+ * the service accepts is imported and each row left out is reported with why (on stderr, and as JSON
+ * in --report FILE). A dry run prints the counts and the problems, and records nothing.
  */
 export async function runImportPmaControl(args: string[]): Promise<number> {
-  const { from, keyFile, dryRun } = parseOptions(args);
+  const { from, keyFile, dryRun, skipInvalid, report } = parseOptions(args);
   const progress = new Progress('import-pmacontrol');
   const decrypt = decrypter(keyFile);
   // The rows are not kept once mapped: on 100,000 servers they are a large share of the peak memory.
-  const { document, problems: secretProblems } = documentFromTables(await readTables(from, progress), decrypt);
+  const { document, problems: rowFound } = documentFromTables(await readTables(from, progress), decrypt);
+  if (skipInvalid) withoutRows(document.resources, rowFound);
   return withCliService(async (service) => {
     const { items, problems } = parseImportDocument(document, importInto(service, new WriteValidator()));
     progress.note(`${items.length} entries mapped; deciding them`);
@@ -113,23 +131,38 @@ export async function runImportPmaControl(args: string[]): Promise<number> {
     let counts: ImportCounts | undefined;
     let refused: FieldError[] = [];
     try {
-      // A secret that did not open refuses the import: it is then decided as a dry run, for its other problems.
-      const checkOnly = dryRun || secretProblems.length > 0;
+      // A value that did not open refuses the import: it is then decided as a dry run, for its other problems.
+      const checkOnly = dryRun || (!skipInvalid && rowFound.length > 0);
       // Run on the host that holds the key: the CLI may compare secrets (and the comparison is recorded).
-      counts = await service.write.importEntries(items, caller, { dryRun: checkOnly, secretsRight: true, problems });
+      const options = { dryRun: checkOnly, secretsRight: true, problems, skipInvalid };
+      counts = await service.write.importEntries(items, caller, options);
     } catch (error) {
       if (!(error instanceof ValidationFailed)) throw error;
       refused = error.errors;
     }
-    const found = dedupe([...secretProblems, ...rowProblems(refused, document)], secretProblems);
+    if (skipInvalid && counts) {
+      const skipped = [...rowFound, ...rowProblems(counts.skipped ?? [], document)];
+      if (skipped.length > 0) printProblems(skipped, 'rows skipped');
+      if (report) writeReport(report, counts, skipped, dryRun);
+      console.log(`${countsLine(counts, dryRun)}; ${skipped.length} skipped`);
+      return 0;
+    }
+    const found = dedupe([...rowFound, ...rowProblems(refused, document)], rowFound);
     if (found.length > 0 || !counts) {
-      printProblems(found);
+      printProblems(found, 'problems');
       console.error(dryRun ? 'dry run: nothing recorded' : 'nothing was imported');
       return 1;
     }
     console.log(countsLine(counts, dryRun));
     return 0;
   });
+}
+
+/** The report of an import with --skip-invalid, as JSON: the counts and each row skipped with why. */
+function writeReport(file: string, counts: ImportCounts, skipped: RowProblem[], dryRun: boolean): void {
+  const { created, updated, unchanged } = counts;
+  const body = { dry_run: dryRun, created, updated, unchanged, skipped };
+  writeFileSync(file, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
 }
 
 /** The problems, each once; a row whose secret did not open is not also said to lack it. */

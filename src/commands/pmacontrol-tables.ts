@@ -1,4 +1,5 @@
 import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../domain/resources.js';
+import type { PmaControlLink } from '../domain/shared/declaration.js';
 import type { FieldSpec } from '../domain/shared/fields.js';
 
 /** A row as mysql2 gives it. */
@@ -47,6 +48,12 @@ const number = (value: unknown) => (value === null || value === undefined ? unde
 /** PmaControl keeps flags as integers (or '0'/'1' enums): 0 and 1 are what the service takes too. */
 const flag = (value: unknown) => (value === null || value === undefined ? undefined : Number(value) === 0 ? 0 : 1);
 
+/**
+ * PmaControl's schema gives some text columns the default `''''`: the two characters `''`, which
+ * stand for an empty value.
+ */
+const QUOTED_EMPTY = "''";
+
 /** A column's value as the field takes it, from the field's type and how PmaControl keeps it; undefined: left out. */
 function columnValue(spec: FieldSpec, value: unknown): unknown {
   const { zeroIsNull, emptyIsAbsent } = spec.pmacontrol ?? {};
@@ -54,7 +61,8 @@ function columnValue(spec: FieldSpec, value: unknown): unknown {
   if (zeroIsNull && (value === null || value === undefined || Number(value) === 0)) return null;
   if (types.includes('boolean')) return flag(value);
   if (types.includes('integer')) return number(value);
-  const shown = text(value);
+  let shown = text(value);
+  if (shown === QUOTED_EMPTY && !spec.required) shown = '';
   return emptyIsAbsent && shown === '' ? undefined : shown;
 }
 
@@ -68,44 +76,87 @@ function opened(table: string, row: Row, field: string, stored: string, decrypt:
   }
 }
 
-/** The ids of a link table, by the row that holds them. */
-function linked(links: Row[], owner: string, target: string): Map<number, number[]> {
+/**
+ * The ids of a link table, by the row that holds them. A link whose row or target is not in its
+ * table is a problem of the link table's, and left out.
+ */
+function linked(
+  link: PmaControlLink,
+  ownerTable: string,
+  targetTable: string,
+  tables: PmaControlTables,
+  problems: RowProblem[],
+): Map<number, number[]> {
+  const ids = (table: string) => new Set((tables[table] ?? []).map((row) => Number(row.id)));
+  const owners = ids(ownerTable);
+  const targets = ids(targetTable);
   const byOwner = new Map<number, number[]>();
-  for (const link of links) {
-    const id = Number(link[owner]);
-    byOwner.set(id, [...(byOwner.get(id) ?? []), Number(link[target])]);
+  for (const row of tables[link.table] ?? []) {
+    const id = Number(row[link.owner]);
+    const target = Number(row[link.target]);
+    const missing = !owners.has(id)
+      ? `${ownerTable} ${String(row[link.owner])}`
+      : !targets.has(target)
+        ? `${targetTable} ${String(row[link.target])}`
+        : undefined;
+    if (missing) {
+      const where = `${link.owner}=${String(row[link.owner])} ${link.target}=${String(row[link.target])}`;
+      problems.push({ table: link.table, id: where, field: '', message: `links to ${missing}, which does not exist` });
+      continue;
+    }
+    byOwner.set(id, [...(byOwner.get(id) ?? []), target]);
   }
   return byOwner;
+}
+
+/** The table PmaControl keeps a resource in. */
+const tableOfResource = (name: string) => KEPT.find((kept) => kept.name === name)?.table.table ?? name;
+
+/** A kept resource's link tables read: field → row id → ids. */
+type Links = Map<string, Map<number, number[]>>;
+
+/** The link tables of a resource, each read once. */
+function linksOf(kept: (typeof KEPT)[number], tables: PmaControlTables, problems: RowProblem[]): Links {
+  const links: Links = new Map();
+  for (const [field, link] of Object.entries(kept.table.links ?? {})) {
+    const target = kept.resource.declaration.fields[field]?.reference?.target ?? field;
+    links.set(field, linked(link, kept.table.table, tableOfResource(target), tables, problems));
+  }
+  return links;
 }
 
 /**
  * One row as an entry of its resource, as the declaration says: each field from the column of its
  * name (a column an older PmaControl lacks is left to the field's default; a derived field is
- * derived again), lists of ids from their link tables, secrets opened when PmaControl stored them
- * encrypted, and `is_deleted` for a resource deleted softly.
+ * derived again), lists of ids from their link tables, values PmaControl stored encrypted opened, and
+ * `is_deleted` for a resource deleted softly.
  */
-function entryOf(
-  kept: (typeof KEPT)[number],
-  row: Row,
-  tables: PmaControlTables,
-  decrypt: Decrypt,
-  problems: RowProblem[],
-) {
+function entryOf(kept: (typeof KEPT)[number], row: Row, links: Links, decrypt: Decrypt, problems: RowProblem[]) {
   const { resource, table } = kept;
   const entry: Row = {};
   if (Object.hasOwn(row, 'id')) entry.id = number(row.id);
   for (const [field, spec] of Object.entries(resource.declaration.fields) as [string, FieldSpec][]) {
-    const link = table.links?.[field];
+    const link = links.get(field);
+    const plainWhen = spec.pmacontrol?.plainWhen;
     if (link) {
-      entry[field] = linked(tables[link.table] ?? [], link.owner, link.target).get(Number(row.id)) ?? [];
-    } else if (spec.secret) {
+      entry[field] = link.get(Number(row.id)) ?? [];
+    } else if (spec.secret || (plainWhen && typeof row[field] === 'string')) {
       const stored = text(row[field]) ?? '';
-      const crypted = table.cryptedFlag
-        ? Number(row[table.cryptedFlag] ?? 0) !== 0
-        : !(spec.pmacontrol?.plainWhen?.test(stored) ?? false);
+      const crypted =
+        spec.secret && table.cryptedFlag
+          ? Number(row[table.cryptedFlag] ?? 0) !== 0
+          : !(plainWhen?.test(stored) ?? false);
       entry[field] = crypted ? opened(table.table, row, field, stored, decrypt, problems) : stored;
     } else if (!spec.derived && Object.hasOwn(row, field)) {
       const value = columnValue(spec, row[field]);
+      if (value === QUOTED_EMPTY) {
+        problems.push({
+          table: table.table,
+          id: row.id,
+          field,
+          message: `is PmaControl's empty value ${QUOTED_EMPTY}, and a value is required`,
+        });
+      }
       if (value !== undefined) entry[field] = value;
     }
   }
@@ -121,10 +172,10 @@ function entryOf(
 export function documentFromTables(tables: PmaControlTables, decrypt: Decrypt) {
   const problems: RowProblem[] = [];
   const resources = Object.fromEntries(
-    KEPT.map((kept) => [
-      kept.name,
-      (tables[kept.table.table] ?? []).map((row) => entryOf(kept, row, tables, decrypt, problems)),
-    ]),
+    KEPT.map((kept) => {
+      const links = linksOf(kept, tables, problems);
+      return [kept.name, (tables[kept.table.table] ?? []).map((row) => entryOf(kept, row, links, decrypt, problems))];
+    }),
   ) as Record<ResourceName, Row[]>;
   return { document: { format: 'pmacontrol-config/1', resources }, problems };
 }

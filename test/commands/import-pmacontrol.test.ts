@@ -28,7 +28,12 @@ const ENVIRONMENTS = [
 async function pmacontrolDatabase(cryptConfig: string) {
   const db = await freshDatabase(url!);
   const key = makeKey('ed25519', 2048, 'backup@pmacontrol');
-  const [pw10, pw12, privateKey] = pmacontrolEncrypt(cryptConfig, ['S3cr3t-10', 'pässwörd 12', key.privateKey]);
+  const [pw10, pw12, privateKey, publicKey] = pmacontrolEncrypt(cryptConfig, [
+    'S3cr3t-10',
+    'pässwörd 12',
+    key.privateKey,
+    key.publicKey,
+  ]);
   const connection = await createConnection({ uri: db.url, multipleStatements: true });
   await connection.query(SCHEMA);
   await connection.query('INSERT INTO client (id, libelle, logo, is_monitored) VALUES (1, ?, ?, 0), (99, ?, ?, 1)', [
@@ -49,7 +54,7 @@ async function pmacontrolDatabase(cryptConfig: string) {
   await insertServers(connection, pw10!, pw12!);
   await connection.query(
     "INSERT INTO ssh_key (id, name, added_on, fingerprint, user, public_key, private_key, type, bit, comment) VALUES (4, 'backup', NOW(), 'legacy', 'root', ?, ?, 'ED25519', 256, 'backup@pmacontrol')",
-    [key.publicKey, privateKey],
+    [publicKey, privateKey],
   );
   await connection.query("INSERT INTO backup_storage_area VALUES (2, 0, 0, '10.1.1.1', 22, '/srv/backups', 'main', 4)");
   await connection.query("INSERT INTO alias_dns VALUES (8, 10, 'primary.db.example.net', 3306)");
@@ -104,6 +109,7 @@ async function checkServers(service: Service, auth: Record<string, string>) {
   assert.equal([db10.tags, db10.is_deleted, db10.database], [[3, 5], false, 'mysql']);
   const db11 = (await get(service, `${BASE}/servers/11`)).item;
   assert.equal([db11.is_deleted, db11.display_name, db11.port, db11.id_environment], [true, 'db11', 3307, 7]);
+  assert.is(db11.ssh_login, '', "PmaControl's default '' is an empty value");
   assert.equal((await get(service, `${BASE}/servers/12`)).item.tags, [5]);
   assert.equal((await get(service, `${BASE}/servers/10/secret`, auth)).passwd, 'S3cr3t-10');
   assert.equal((await get(service, `${BASE}/servers/11/secret`, auth)).passwd, 'plain-11');
@@ -111,12 +117,17 @@ async function checkServers(service: Service, auth: Record<string, string>) {
 }
 
 /** The SSH key (its private key opened), the storage area, the client, an environment, the alias, the actor. */
-async function checkTheRest(service: Service, auth: Record<string, string>, privateKey: string) {
-  assert.is((await get(service, `${BASE}/ssh-keys/4/secret`, auth)).private_key.trim(), privateKey.trim());
+async function checkTheRest(
+  service: Service,
+  auth: Record<string, string>,
+  key: { privateKey: string; publicKey: string },
+) {
+  assert.is((await get(service, `${BASE}/ssh-keys/4/secret`, auth)).private_key.trim(), key.privateKey.trim());
   const sshKey = (await get(service, `${BASE}/ssh-keys/4`)).item;
   assert.equal(
-    [sshKey.name, sshKey.user, sshKey.type, sshKey.comment],
-    ['backup', 'root', 'ED25519', 'backup@pmacontrol'],
+    [sshKey.name, sshKey.user, sshKey.type, sshKey.comment, sshKey.public_key],
+    ['backup', 'root', 'ED25519', 'backup@pmacontrol', key.publicKey],
+    'the public key PmaControl stored encrypted is opened',
   );
   const area = (await get(service, `${BASE}/storage-areas/2`)).item;
   assert.equal(
@@ -171,7 +182,7 @@ else {
       const service = await spawnService(env);
       try {
         await checkServers(service, auth);
-        await checkTheRest(service, auth, key.privateKey);
+        await checkTheRest(service, auth, key);
       } finally {
         await service.stop();
       }
@@ -198,7 +209,10 @@ else {
       assert.is(run.code, 1, run.stdout);
       assert.match(run.stderr, 'mysql_server id=13 ip:');
       assert.match(run.stderr, 'mysql_server id=14 passwd:');
-      assert.match(run.stderr, 'mysql_server id=12 tags:');
+      assert.match(
+        run.stderr,
+        'link__mysql_server__tag id=id_mysql_server=12 id_tag=77: links to tag 77, which does not exist',
+      );
       assert.match(run.stderr, 'nothing was imported');
       const without = await runCli(['import-pmacontrol', '--from', db.url, '--dry-run'], env);
       assert.match(without.stderr, "mysql_server id=10 passwd: is stored encrypted; give PmaControl's key");
@@ -207,6 +221,69 @@ else {
       const service = await spawnService(env);
       try {
         assert.equal((await get(service, `${BASE}/servers`)).items, [], 'nothing was half-imported');
+      } finally {
+        await service.stop();
+      }
+    } finally {
+      await connection.end();
+      await db.drop();
+    }
+  });
+
+  /** Rows an old PmaControl holds and the service refuses: each kind once, beside valid ones. */
+  async function insertInvalidRows(connection: Connection) {
+    await connection.query('SET FOREIGN_KEY_CHECKS = 0');
+    const server = 'INSERT INTO mysql_server (id, id_client, id_environment, name, display_name, ip, login, passwd';
+    await connection.query(`${server}) VALUES (13, 1, 1, 'db13', '', '999.1.1.1', 'x', 'pw')`);
+    await connection.query(
+      `${server}, is_password_crypted) VALUES (14, 1, 1, 'db14', '', '10.0.0.14', 'x', 'not-a-ciphertext', 1)`,
+    );
+    await connection.query(`${server}) VALUES (15, 1, 1, 'db15', '', '10.0.0.15', ?, 'pw')`, ["''"]);
+    await connection.query('INSERT INTO link__mysql_server__tag (id_mysql_server, id_tag) VALUES (12, 77), (404, 3)');
+    await connection.query(
+      "INSERT INTO alias_dns VALUES (9, NULL, 'nowhere.example.net', 3306), (20, 13, 'db13.example.net', 3306)",
+    );
+  }
+
+  test('--skip-invalid: the valid rows imported, every other one reported with why; without it, all listed', async () => {
+    const cryptConfig = writeCryptConfig(tempDir());
+    const { db, connection } = await pmacontrolDatabase(cryptConfig);
+    try {
+      await insertInvalidRows(connection);
+      const env = { DATA_DIR: await servedDataDir() };
+      const args = ['import-pmacontrol', '--from', db.url, '--crypt-key-file', cryptConfig];
+      const refused = await runCli(args, env);
+      assert.is(refused.code, 1, refused.stdout);
+      const expected = [
+        'mysql_server id=13 ip:',
+        'mysql_server id=14 passwd:',
+        "mysql_server id=15 login: is PmaControl's empty value '', and a value is required",
+        'link__mysql_server__tag id=id_mysql_server=12 id_tag=77: links to tag 77, which does not exist',
+        'link__mysql_server__tag id=id_mysql_server=404 id_tag=3: links to mysql_server 404, which does not exist',
+        'alias_dns id=9 id_mysql_server:',
+      ];
+      for (const line of expected) assert.match(refused.stderr, line);
+      assert.match(refused.stderr, 'nothing was imported');
+
+      const report = join(tempDir(), 'report.json');
+      const run = await runCli([...args, '--skip-invalid', '--report', report], env);
+      assert.is(run.code, 0, run.stderr);
+      assert.is(run.stdout.trim(), '10 created, 1 updated, 6 unchanged (were recorded); 7 skipped');
+      for (const line of expected) assert.match(run.stderr, line);
+      assert.match(run.stderr, 'alias_dns id=20 id_mysql_server:', 'an alias of a skipped server is skipped too');
+      const written = JSON.parse(readFileSync(report, 'utf8'));
+      assert.equal([written.created, written.skipped.length], [10, 7]);
+      assert.ok(written.skipped.every((row: { table: string; message: string }) => row.table && row.message));
+
+      const service = await spawnService(env);
+      try {
+        const servers = (await get(service, `${BASE}/servers`)).items.map((s: { id: number }) => s.id);
+        assert.equal(servers, [10, 11, 12], 'the valid servers, and only them');
+        assert.equal((await get(service, `${BASE}/servers/12`)).item.tags, [5], 'the link to a missing tag left out');
+        assert.equal(
+          (await get(service, `${BASE}/aliases`)).items.map((a: { id: number }) => a.id),
+          [8],
+        );
       } finally {
         await service.stop();
       }

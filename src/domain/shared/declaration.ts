@@ -43,8 +43,15 @@ export interface PmaControlTable {
   table: string;
   /** The row's column that says its secrets are stored encrypted under PmaControl's CRYPT_KEY. */
   cryptedFlag?: string;
-  /** A list of ids kept in a link table: the field, the table, its column naming the row and the one naming the id. */
-  links?: Record<string, { table: string; owner: string; target: string }>;
+  /** A list of ids kept in a link table, by field. */
+  links?: Record<string, PmaControlLink>;
+}
+
+/** A link table: its name, its column naming the row and the one naming the id. */
+export interface PmaControlLink {
+  table: string;
+  owner: string;
+  target: string;
 }
 
 /**

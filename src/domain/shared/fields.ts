@@ -30,7 +30,10 @@ export interface PmaControlColumn {
   zeroIsNull?: boolean;
   /** An empty text stands for none: left out, so that the field's default applies. */
   emptyIsAbsent?: boolean;
-  /** A secret PmaControl may also keep in clear: such a value is taken as it is, any other opened. */
+  /**
+   * A value PmaControl may keep encrypted or in clear (a secret without a flag column, a public key):
+   * a value that matches is taken as it is, any other opened with PmaControl's key.
+   */
   plainWhen?: RegExp;
 }
 

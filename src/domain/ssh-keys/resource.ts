@@ -52,6 +52,7 @@ export const sshKeys = defineResource({
     public_key: text(1, 16384, {
       required: true,
       aliases: ['pub'],
+      pmacontrol: { plainWhen: /^(ssh|ecdsa|sk)-/ },
       description: 'one OpenSSH public key line: `ssh-ed25519 …` or `ssh-rsa …` (RSA from 2,048 to 16,384 bits)',
       example: PUBLIC_KEY_EXAMPLE,
     }),
