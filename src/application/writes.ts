@@ -15,9 +15,11 @@ import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
 import type { Role } from '../domain/tokens/resource.js';
 import type { EntryRecord } from '../engine/table.js';
+import { DecidedBatch } from './batch.js';
 import type { Changes } from './changes.js';
 import type { Caller, Clock, GroupCommit } from './group-commit.js';
 import { prepare, type WriteRequest, type WriteRequestOf } from './prepare.js';
+import { type ParseWrite, PushDecider, type PushOutcome, type PushRequest } from './push.js';
 import type { Idempotency, RecordedResponse, RequestLog } from './requests.js';
 import { KeyRotated } from './secret-key.js';
 import type { SecretBox } from './secrets.js';
@@ -341,6 +343,24 @@ export class Writes {
       token,
       entry: state.collections.tokens.get(effects[0].id)!,
     });
+    return once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
+  }
+
+  /**
+   * PmaControl's push (push.ts): every server of the inventory decided in one batch, each with what
+   * it names standing or falling alone, and one append for all; the same inventory again records
+   * nothing (a password is compared with the one stored, opened).
+   */
+  push(request: PushRequest, parse: ParseWrite, caller: Caller): Promise<PushOutcome>;
+  push(request: PushRequest, parse: ParseWrite, caller: Caller, once: OnceOptions<PushOutcome>): Promise<Once>;
+  push(request: PushRequest, parse: ParseWrite, caller: Caller, once?: OnceOptions<PushOutcome>) {
+    let outcome: PushOutcome | undefined;
+    const decideOn: Decide = (state) => {
+      const batch = new DecidedBatch(state, { secrets: this.deps.secrets }, this.deps.clock.now().toISOString());
+      outcome = new PushDecider(batch, parse, request).decide(request.servers);
+      return batch.end();
+    };
+    const answer: Answer<PushOutcome> = () => outcome!;
     return once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
   }
 

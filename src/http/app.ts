@@ -27,6 +27,7 @@ import {
 } from './routes/descriptors.js';
 import { HANDLERS } from './routes/handlers.js';
 import { checkpoint, consistencyProof, inclusionProof, leaf, publicKey } from './routes/log.js';
+import { inventory, push } from './routes/pmacontrol.js';
 import { issueToken, listTokens, revealSecret, revokeToken, whoami } from './routes/tokens.js';
 import { exportConfiguration, importConfiguration } from './routes/transfer.js';
 
@@ -87,6 +88,8 @@ function apiHandlers(deps: ResolvedDeps, validator: WriteValidator): Record<ApiR
     logLeaf: (ctx) => leaf(ctx, service),
     logInclusion: (ctx) => inclusionProof(ctx, service),
     logConsistency: (ctx) => consistencyProof(ctx, service),
+    push: (ctx) => push(ctx, service, validator),
+    ansibleInventory: (ctx) => inventory(ctx, service),
     openApi: (ctx) => {
       refuseQuery(ctx);
       ctx.body = openapi;
@@ -94,15 +97,18 @@ function apiHandlers(deps: ResolvedDeps, validator: WriteValidator): Record<ApiR
   };
 }
 
-/** Identifies the caller (a bad token is a 401, never anonymous) and checks the route's access. */
-function guarded(access: Access, handle: Handle, deps: AppDeps): Handle {
+/**
+ * Identifies the caller (a bad token is a 401, never anonymous) and checks the route's access;
+ * `basic`: the route also takes Basic authentication.
+ */
+function guarded(access: Access, handle: Handle, deps: AppDeps, basic = false): Handle {
   const anonymousRole = deps.access?.anonymousRole ?? 'writer';
   return (ctx) => {
     if (access !== 'open') {
-      const principal = identify(ctx, deps.service, anonymousRole);
+      const principal = identify(ctx, deps.service, anonymousRole, basic);
       ctx.state.principal = principal;
       ctx.state.actor = principal.actor;
-      authorize(principal, access);
+      authorize(principal, access, basic);
     }
     return handle(ctx);
   };
@@ -112,10 +118,10 @@ function routes(deps: ResolvedDeps): Router {
   const router = new Router();
   const handlerDeps = { service: deps.service, validator: deps.validator ?? new WriteValidator(deps.openPmaControl) };
   const byPath = new Map<string, Method[]>();
-  const mount = (openApiPath: string, method: Method, access: Access, handle: Handle) => {
+  const mount = (openApiPath: string, method: Method, access: Access, handle: Handle, basic?: boolean) => {
     const path = openApiPath.replace(/\{(\w+)\}/g, ':$1');
     byPath.set(path, [...(byPath.get(path) ?? []), method]);
-    router.register(path, [method], guarded(access, handle, deps) as (ctx: Context) => Promise<void>);
+    router.register(path, [method], guarded(access, handle, deps, basic) as (ctx: Context) => Promise<void>);
   };
   // One route per shape, for every resource at once (a router walks its routes in turn; 56 of
   // them were most of a small read's routing time). The resource is checked first (a 404 for an
@@ -132,7 +138,9 @@ function routes(deps: ResolvedDeps): Router {
     );
   }
   const api = apiHandlers(deps, handlerDeps.validator);
-  for (const route of API_ROUTES) mount(route.path, route.method, route.access, (ctx) => api[route.kind](ctx, route));
+  for (const route of API_ROUTES) {
+    mount(route.path, route.method, route.access, (ctx) => api[route.kind](ctx, route), route.basic);
+  }
   for (const [path, methods] of byPath) {
     router.all(path, (ctx: Context) => {
       const allow = allowedMethods(methods);

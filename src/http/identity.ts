@@ -9,9 +9,10 @@ export type Access = 'open' | 'identified' | Role | 'secrets';
 
 export const REALM = 'pmacontrol-config';
 
-const REASONS: Record<Refusal | 'missing' | 'scheme', string> = {
+const REASONS: Record<Refusal | 'missing' | 'scheme' | 'basic', string> = {
   missing: 'this route needs a token: send Authorization: Bearer <token>',
   scheme: 'the Authorization header must be "Bearer <token>"',
+  basic: 'the Authorization header must be "Bearer <token>", or Basic with the token as the password',
   malformed: 'the token is malformed: tokens are pmc_ followed by 43 base64url characters',
   unknown: 'the token is unknown',
   expired: 'the token has expired',
@@ -19,34 +20,52 @@ const REASONS: Record<Refusal | 'missing' | 'scheme', string> = {
 };
 
 export class Unauthorized extends RequestError {
-  constructor(reason: keyof typeof REASONS) {
-    const challenge =
-      reason === 'missing' ? `Bearer realm="${REALM}"` : `Bearer realm="${REALM}", error="invalid_token"`;
-    super(401, 'unauthorized', REASONS[reason], { challenge });
+  /** `basic`: the route also takes Basic, and says so (a client such as Ansible's uri sends it when asked). */
+  constructor(reason: keyof typeof REASONS, basic = false) {
+    const bearer = reason === 'missing' ? `Bearer realm="${REALM}"` : `Bearer realm="${REALM}", error="invalid_token"`;
+    const challenge = basic ? `${bearer}, Basic realm="${REALM}"` : bearer;
+    super(401, 'unauthorized', REASONS[reason === 'scheme' && basic ? 'basic' : reason], { challenge });
   }
 }
 
 export const forbidden = (detail: string) => new RequestError(403, 'forbidden', detail);
 
-/** Who sent the request: the token's principal, or anonymous; a bad token never falls back to anonymous. */
-export function identify(ctx: Context, service: ConfigService, anonymousRole: Role | 'none'): Principal {
-  return identifyBy(ctx.get('Authorization'), service, anonymousRole);
+/**
+ * Who sent the request: the token's principal, or anonymous; a bad token never falls back to
+ * anonymous. `basic`: the route also takes the token as the password of Basic authentication.
+ */
+export function identify(ctx: Context, service: ConfigService, anonymousRole: Role | 'none', basic = false): Principal {
+  return identifyBy(ctx.get('Authorization'), service, anonymousRole, basic);
+}
+
+/** The token of `Basic base64(user:token)`; the user name is not looked at (the token's name is the actor). */
+function basicToken(header: string): string | undefined {
+  const credentials = /^Basic +([A-Za-z0-9+/]+={0,2})$/i.exec(header);
+  if (!credentials) return undefined;
+  const text = Buffer.from(credentials[1], 'base64').toString('utf8');
+  const colon = text.indexOf(':');
+  return colon < 0 ? undefined : text.slice(colon + 1);
 }
 
 /** `identify`, from the Authorization header's value ('' when there is none). */
-export function identifyBy(header: string, service: ConfigService, anonymousRole: Role | 'none'): Principal {
+export function identifyBy(
+  header: string,
+  service: ConfigService,
+  anonymousRole: Role | 'none',
+  basic = false,
+): Principal {
   if (header === '') return { actor: 'anonymous', role: anonymousRole, secrets: false };
-  const bearer = /^Bearer +(\S+)$/i.exec(header);
-  if (!bearer) throw new Unauthorized('scheme');
-  const principal = service.authenticate(bearer[1]);
-  if (typeof principal === 'string') throw new Unauthorized(principal);
+  const token = /^Bearer +(\S+)$/i.exec(header)?.[1] ?? (basic ? basicToken(header) : undefined);
+  if (token === undefined) throw new Unauthorized('scheme', basic);
+  const principal = service.authenticate(token);
+  if (typeof principal === 'string') throw new Unauthorized(principal, basic);
   return principal;
 }
 
 const rank = (role: Role | 'none') => (role === 'none' ? -1 : ROLES.indexOf(role));
 
 /** Refuses a caller whose role is not enough: 401 for an anonymous caller with no role at all, else 403. */
-export function authorize(principal: Principal, access: Access): void {
+export function authorize(principal: Principal, access: Access, basic = false): void {
   if (access === 'open' || access === 'identified') return;
   const anonymousWithout = principal.actor === 'anonymous' && principal.role === 'none';
   if (access === 'secrets') {
@@ -55,6 +74,6 @@ export function authorize(principal: Principal, access: Access): void {
     throw forbidden('reading secrets needs a token issued with "secrets": true');
   }
   if (rank(principal.role) >= rank(access)) return;
-  if (anonymousWithout) throw new Unauthorized('missing');
+  if (anonymousWithout) throw new Unauthorized('missing', basic);
   throw forbidden(`this needs the ${access} role; ${principal.actor} has ${principal.role}`);
 }

@@ -5,6 +5,7 @@ import { json, problems, ref, requestIdHeader } from './config-operations.js';
 import { issueToken, listTokens, revokeToken, secretOperation, whoami } from './identity-operations.js';
 import { logCheckpoint, logConsistency, logInclusion, logLeaf, logPublicKey } from './log-operations.js';
 import { docs, docsAsset, healthz, metrics, readyz } from './ops-operations.js';
+import { ansibleInventory, push } from './pmacontrol-operations.js';
 import { exportConfiguration, importConfiguration } from './transfer-operations.js';
 
 const query = (name: string, description: string, schema: SchemaObject, example?: unknown): ParameterObject => ({
@@ -225,5 +226,6 @@ export function apiOperation(route: ApiRouteDescriptor): OperationObject {
   };
   const transfer = { export: exportConfiguration, import: importConfiguration };
   const log = { logCheckpoint, logPublicKey, logLeaf, logInclusion, logConsistency };
-  return { ...operations, ...more, ...transfer, ...log }[route.kind]();
+  const pmacontrol = { push, ansibleInventory };
+  return { ...operations, ...more, ...transfer, ...log, ...pmacontrol }[route.kind]();
 }

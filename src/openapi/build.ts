@@ -4,6 +4,7 @@ import {
   type OperationObject,
   type ResponsesObject,
   type SchemaObject,
+  type SecurityRequirementObject,
 } from 'openapi3-ts/oas31';
 import { RESOURCE_NAMES, resourceOf } from '../domain/resources.js';
 import type { Access } from '../http/identity.js';
@@ -39,7 +40,7 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * What a route's access adds to its operation: who may call it (a bearer token, or anonymous with a
  * role enough), its 401 and 403, and the Idempotency-Key of writes.
  */
-function secured(operation: OperationObject, access: Access, method: string): OperationObject {
+function secured(operation: OperationObject, access: Access, method: string, basic = false): OperationObject {
   if (access === 'open') return { ...operation, security: [] };
   // Any route of the API may need the event store, or the stored read models being rebuilt: 503.
   const refusals = problems('Unauthorized', ...(access === 'identified' ? [] : ['Forbidden']), 'Unavailable');
@@ -54,7 +55,8 @@ function secured(operation: OperationObject, access: Access, method: string): Op
       responses[status] = { ...response, headers: { ...response.headers, ...replayed } };
     }
   }
-  return { ...operation, parameters, responses, security: [{ bearer: [] }, {}] };
+  const schemes: SecurityRequirementObject[] = basic ? [{ bearer: [] }, { basic: [] }, {}] : [{ bearer: [] }, {}];
+  return { ...operation, parameters, responses, security: schemes };
 }
 
 /** The OpenAPI 3.1 document, built from the same route descriptors and resource declarations the service runs on. */
@@ -85,8 +87,11 @@ export function buildOpenApi(version: string): OpenAPIObject {
     }
   }
   const paths: Record<string, Record<string, OperationObject>> = {};
-  const add = (route: { path: string; method: string; access: Access }, operation: OperationObject) => {
-    const done = secured(operation, route.access, route.method);
+  const add = (
+    route: { path: string; method: string; access: Access; basic?: boolean },
+    operation: OperationObject,
+  ) => {
+    const done = secured(operation, route.access, route.method, route.basic);
     // Any route answers 421 to a Host the service does not answer to (DNS rebinding).
     done.responses = { ...done.responses, ...problems('MisdirectedRequest') };
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: done };
@@ -105,6 +110,10 @@ export function buildOpenApi(version: string): OpenAPIObject {
   builder.addTag({
     name: 'log',
     description: 'The log anyone can verify: signed checkpoints, leaves, inclusion and consistency proofs',
+  });
+  builder.addTag({
+    name: 'pmacontrol',
+    description: "What PmaControl's own automation calls: its push, and an Ansible inventory",
   });
   builder.addTag({ name: 'meta', description: 'The API itself' });
   return describeProperties(builder.getSpec());

@@ -313,7 +313,7 @@ const HEADERS: ComponentsObject['headers'] = {
     schema: { type: 'string', enum: ['true'] },
   },
   WWWAuthenticate: {
-    description: 'the bearer challenge',
+    description: 'the challenge: Bearer, and Basic where the route takes it',
     schema: { type: 'string' },
     example: 'Bearer realm="pmacontrol-config", error="invalid_token"',
   },
@@ -329,6 +329,11 @@ export function sharedComponents(): ComponentsObject {
       type: 'http',
       scheme: 'bearer',
       description: 'a token issued by POST /fr/api/tokens or `pmacontrol-config token create`: pmc_ and 43 characters',
+    },
+    basic: {
+      type: 'http',
+      scheme: 'basic',
+      description: 'only where an operation lists it (the push): any user name, and a token as the password',
     },
   };
   return structuredClone({ schemas: SCHEMAS, parameters: PARAMETERS, headers: HEADERS, responses, securitySchemes });

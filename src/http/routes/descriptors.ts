@@ -31,6 +31,8 @@ export type ApiRouteKind =
   | 'logLeaf'
   | 'logInclusion'
   | 'logConsistency'
+  | 'push'
+  | 'ansibleInventory'
   | 'healthz'
   | 'readyz'
   | 'metrics'
@@ -56,6 +58,8 @@ export interface ApiRouteDescriptor {
   access: Access;
   /** The resource a `secret` route reveals the secrets of. */
   resource?: ResourceName;
+  /** Also takes Basic authentication, the token as the password (PmaControl's scripts send Basic). */
+  basic?: boolean;
 }
 
 /** The routes every configuration resource has: kind, method, path after `/config/<resource>`, access. */
@@ -107,6 +111,8 @@ export const API_ROUTES: ApiRouteDescriptor[] = [
   { kind: 'logLeaf', method: 'GET', path: `${API_BASE}/log/leaves/{position}`, access: 'reader' },
   { kind: 'logInclusion', method: 'GET', path: `${API_BASE}/log/proof/inclusion`, access: 'reader' },
   { kind: 'logConsistency', method: 'GET', path: `${API_BASE}/log/proof/consistency`, access: 'reader' },
+  { kind: 'push', method: 'POST', path: `${API_BASE}/pmacontrol/push`, access: 'writer', basic: true },
+  { kind: 'ansibleInventory', method: 'GET', path: `${API_BASE}/inventory/ansible`, access: 'reader' },
   { kind: 'openApi', method: 'GET', path: OPENAPI_PATH, access: 'open' },
   { kind: 'healthz', method: 'GET', path: '/healthz', access: 'open' },
   { kind: 'readyz', method: 'GET', path: '/readyz', access: 'open' },

@@ -1,0 +1,412 @@
+import { createHash } from 'node:crypto';
+import { FALLBACK_CLIENT_ID } from '../domain/clients/resource.js';
+import type { ResourceName } from '../domain/resources.js';
+import { type DomainError, type FieldError, ValidationFailed } from '../domain/shared/errors.js';
+import type { ConfigState } from '../domain/state.js';
+import type { DecidedBatch } from './batch.js';
+import type { WriteRequest } from './prepare.js';
+
+/**
+ * PmaControl's push (its webservice `pushServer`), read and decided: a JSON inventory of `mysql` and
+ * `haproxy` items, each server matched by (`ip`, `port`) and created or changed so that it says what
+ * the item says; its client, environment and tags found by name or created. Numbers may come as
+ * strings, as PmaControl's own sample sends them.
+ */
+
+/** One `mysql` item, read: every value as the service's field takes it; absent values are left as they are. */
+export interface PushServer {
+  index: number;
+  /** Where a problem of the item is reported: `mysql[3]`. */
+  path: string;
+  ip: string;
+  port: number;
+  hostname?: string;
+  login?: string;
+  password?: string;
+  tags: string[];
+  organization?: string;
+  environment?: string;
+  ssh_nat?: string;
+  ssh_port?: number;
+  ssh_login?: string;
+  display_name?: string;
+  database?: string;
+  is_monitored?: boolean;
+  is_proxy?: boolean;
+  is_vip?: boolean;
+  is_ssl?: boolean;
+}
+
+/** A push read: the servers to decide, the `haproxy` items (taken, not kept) and the items that could not be read. */
+export interface PushRequest {
+  servers: PushServer[];
+  proxies: { index: number; server: string }[];
+  problems: FieldError[];
+  /** `mysql` items that could not be read, reported as failed. */
+  unread: { index: number; server: string }[];
+}
+
+/** An item in the answer: its place in the list, the address it names and, once written, the server's id. */
+export interface PushedItem {
+  index: number;
+  server: string;
+  id?: number;
+}
+
+export interface PushOutcome {
+  inserted: PushedItem[];
+  updated: PushedItem[];
+  unchanged: PushedItem[];
+  failed: PushedItem[];
+  problems: FieldError[];
+}
+
+type Body = Record<string, unknown>;
+
+const MYSQL_KEYS = new Set([
+  'fqdn',
+  'ip',
+  'port',
+  'login',
+  'password',
+  'tag',
+  'organization',
+  'environment',
+  'ssh_ip',
+  'ssh_port',
+  'ssh_login',
+  'display_name',
+  'database',
+  'is_monitored',
+  'is_proxy',
+  'is_vip',
+  'is_ssl',
+]);
+const HAPROXY_KEYS = new Set(['fqdn', 'ip', 'port', 'tag', 'organization', 'environment', 'stats', 'display_name']);
+
+/** PmaControl's `display_name` that asks it to read `@@hostname` from the server: not done here. */
+const READ_FROM_SERVER = '@hostname';
+
+const problem = (field: string, code: string, message: string): FieldError => ({ field, code, message });
+const isObject = (value: unknown): value is Body =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** Reads the values of one item, each as its field takes it, collecting every problem. */
+class ItemReader {
+  readonly problems: FieldError[] = [];
+
+  constructor(
+    private readonly body: Body,
+    private readonly path: string,
+  ) {}
+
+  private fail(key: string, code: string, message: string): undefined {
+    this.problems.push(problem(`${this.path}.${key}`, code, message));
+    return undefined;
+  }
+
+  text(key: string): string | undefined {
+    const value = this.body[key];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === 'number') return String(value);
+    if (typeof value !== 'string') return this.fail(key, 'invalid_type', 'must be a string');
+    return value;
+  }
+
+  /** An integer, also sent as a string of digits (`"3306"`). */
+  integer(key: string, min: number, max: number): number | undefined {
+    const value = this.body[key];
+    if (value === undefined || value === null || value === '') return undefined;
+    const number = typeof value === 'string' && /^\d{1,10}$/.test(value.trim()) ? Number(value) : value;
+    if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
+      return this.fail(key, 'invalid_value', `must be an integer from ${min} to ${max}`);
+    }
+    return number;
+  }
+
+  /** true/false, 1/0 or "1"/"0", as PmaControl's flags come. */
+  flag(key: string): boolean | undefined {
+    const value = this.body[key];
+    if (value === undefined || value === null) return undefined;
+    if (value === true || value === 1 || value === '1' || value === 'true') return true;
+    if (value === false || value === 0 || value === '0' || value === 'false') return false;
+    return this.fail(key, 'invalid_value', 'must be true or false (1 or 0)');
+  }
+
+  /** A list of tag names, or one string of names separated by commas, as PmaControl takes them. */
+  tags(key: string): string[] {
+    const value = this.body[key];
+    if (value === undefined || value === null || value === '') return [];
+    const list = typeof value === 'string' ? value.split(',') : value;
+    if (!Array.isArray(list) || list.some((name) => typeof name !== 'string')) {
+      this.fail(key, 'invalid_type', 'must be a list of tag names, or names separated by commas');
+      return [];
+    }
+    const names = list.map((name: string) => name.trim()).filter((name) => name !== '');
+    return [...new Map(names.map((name) => [name.toLowerCase(), name])).values()];
+  }
+
+  unknown(known: Set<string>): void {
+    for (const key of Object.keys(this.body)) {
+      if (!known.has(key)) this.fail(key, 'unknown_field', 'is not a field of a push item');
+    }
+  }
+}
+
+/** The address an item names, for the answer: `fqdn:port` as sent. */
+const addressOf = (body: Body) => `${String(body.fqdn ?? body.ip ?? '?')}:${String(body.port ?? 3306)}`;
+
+function readServer(body: Body, index: number): { server?: PushServer; problems: FieldError[] } {
+  const path = `mysql[${index}]`;
+  const read = new ItemReader(body, path);
+  read.unknown(MYSQL_KEYS);
+  const fqdn = read.text('fqdn')?.trim();
+  const ip = read.text('ip')?.trim() || fqdn;
+  if (!ip) read.problems.push(problem(`${path}.fqdn`, 'required', 'is required (or ip)'));
+  const sshIp = read.text('ssh_ip')?.trim();
+  const displayName = read.text('display_name')?.trim();
+  const server: PushServer = {
+    index,
+    path,
+    ip: ip ?? '',
+    port: read.integer('port', 1, 65535) ?? 3306,
+    hostname: fqdn,
+    login: read.text('login'),
+    password: read.text('password'),
+    tags: read.tags('tag'),
+    organization: read.text('organization')?.trim() || undefined,
+    environment: read.text('environment')?.trim() || undefined,
+    // SSH goes to `ip` unless the item names another address.
+    ssh_nat: sshIp === undefined ? undefined : sshIp === ip ? '' : sshIp,
+    ssh_port: read.integer('ssh_port', 1, 65535),
+    ssh_login: read.text('ssh_login')?.trim(),
+    display_name: displayName && displayName !== READ_FROM_SERVER ? displayName : undefined,
+    database: read.text('database')?.trim(),
+    is_monitored: read.flag('is_monitored'),
+    is_proxy: read.flag('is_proxy'),
+    is_vip: read.flag('is_vip'),
+    is_ssl: read.flag('is_ssl'),
+  };
+  return read.problems.length > 0 ? { problems: read.problems } : { server, problems: [] };
+}
+
+/**
+ * Reads a push body. A body that is not a push at all (no list where one is expected, an unknown
+ * member) is refused whole (422); an item that cannot be read is listed as failed, the others go on.
+ */
+export function readPush(body: Body): PushRequest {
+  const problems: FieldError[] = [];
+  for (const key of Object.keys(body)) {
+    if (key !== 'mysql' && key !== 'haproxy') problems.push(problem(key, 'unknown_field', 'is not a list of a push'));
+  }
+  for (const key of ['mysql', 'haproxy']) {
+    if (body[key] !== undefined && !Array.isArray(body[key]))
+      problems.push(problem(key, 'invalid_type', 'must be a list'));
+  }
+  if (problems.length > 0) throw new ValidationFailed(problems);
+  const request: PushRequest = { servers: [], proxies: [], problems: [], unread: [] };
+  ((body.mysql as unknown[] | undefined) ?? []).forEach((item, index) => {
+    if (!isObject(item)) {
+      request.problems.push(problem(`mysql[${index}]`, 'invalid_type', 'must be an object'));
+      request.unread.push({ index, server: '?' });
+      return;
+    }
+    const { server, problems: found } = readServer(item, index);
+    if (server) request.servers.push(server);
+    else {
+      request.problems.push(...found);
+      request.unread.push({ index, server: addressOf(item) });
+    }
+  });
+  ((body.haproxy as unknown[] | undefined) ?? []).forEach((item, index) => {
+    const path = `haproxy[${index}]`;
+    if (!isObject(item)) {
+      request.problems.push(problem(path, 'invalid_type', 'must be an object'));
+      return;
+    }
+    const read = new ItemReader(item, path);
+    read.unknown(HAPROXY_KEYS);
+    if (read.problems.length > 0) request.problems.push(...read.problems);
+    else request.proxies.push({ index, server: addressOf(item) });
+  });
+  return request;
+}
+
+/** Checks and completes a write's fields as the routes do (defaults included), in the create or patch mode. */
+export type ParseWrite = (resource: ResourceName, mode: 'create' | 'patch', body: Body) => Body;
+
+/** Where the service's fields of a server come from in a push item, to report a problem where it was sent. */
+const SENT_AS: Record<string, string> = {
+  passwd: 'password',
+  ip: 'fqdn',
+  ssh_nat: 'ssh_ip',
+  tags: 'tag',
+  id_client: 'organization',
+  id_environment: 'environment',
+};
+
+/** A refusal of one item, as problems at the item's fields (`mysql[3].password`). */
+function itemProblems(item: PushServer, error: DomainError): FieldError[] {
+  if (error instanceof ValidationFailed) {
+    return error.errors.map((e) => ({ ...e, field: `${item.path}.${SENT_AS[e.field] ?? e.field}` }));
+  }
+  return [{ field: item.path, code: error.code, message: error.message }];
+}
+
+/** PmaControl gives a new tag a background colour of its own, made from its name; so does this. */
+const colourOf = (name: string) =>
+  `#${createHash('sha256').update(name.toLowerCase()).digest('hex').slice(0, 6).toUpperCase()}`;
+
+/**
+ * Decides a push on a batch: each server is one unit (its client, environment, tags and itself
+ * stand or fall together); a refused item is listed with its problems and the others are applied.
+ */
+export class PushDecider {
+  private readonly outcome: PushOutcome;
+
+  constructor(
+    private readonly batch: DecidedBatch,
+    private readonly parse: ParseWrite,
+    request: PushRequest,
+  ) {
+    this.outcome = {
+      inserted: [],
+      updated: [],
+      unchanged: [],
+      failed: [...request.unread],
+      problems: [...request.problems],
+    };
+  }
+
+  private get state(): ConfigState {
+    return this.batch.state;
+  }
+
+  decide(servers: readonly PushServer[]): PushOutcome {
+    for (const item of servers) {
+      const server = `${item.hostname ?? item.ip}:${item.port}`;
+      let result: { id: number; created: boolean; changed: boolean } | undefined;
+      const refusal = this.batch.unit(() => {
+        result = this.server(item);
+      });
+      if (refusal || !result) {
+        this.outcome.failed.push({ index: item.index, server });
+        if (refusal) this.outcome.problems.push(...itemProblems(item, refusal));
+        continue;
+      }
+      const done = { index: item.index, server, id: result.id };
+      if (result.created) this.outcome.inserted.push(done);
+      else if (result.changed) this.outcome.updated.push(done);
+      else this.outcome.unchanged.push(done);
+    }
+    this.outcome.failed.sort((a, b) => a.index - b.index);
+    return this.outcome;
+  }
+
+  /** The id of the entry holding `values` under the unique key made of exactly `values`' fields. */
+  private holder(resource: ResourceName, values: Body): number | undefined {
+    const fields = Object.keys(values);
+    const same = (key: { fields: readonly string[] }) =>
+      key.fields.length === fields.length && key.fields.every((f) => fields.includes(f));
+    return this.state.collections[resource].conflict(values, 0, same)?.id;
+  }
+
+  /**
+   * An entry found by its unique name, or created from `fields` as a POST would be; a refusal is
+   * reported at `sentAs`, the item's field that named it.
+   */
+  private named(resource: ResourceName, key: Body, fields: Body, sentAs: string): number {
+    const found = this.holder(resource, key);
+    if (found !== undefined) return found;
+    try {
+      const input = this.parse(resource, 'create', { ...key, ...fields });
+      return this.batch.apply({ kind: 'create', resource, input } as WriteRequest)[0]!.id;
+    } catch (error) {
+      if (!(error instanceof ValidationFailed)) throw error;
+      const why = (e: FieldError) => ({
+        ...e,
+        field: sentAs,
+        message: `${e.message} (${e.field} of a new ${resource} entry)`,
+      });
+      throw new ValidationFailed(error.errors.map(why));
+    }
+  }
+
+  /** An environment by its name, then by its key (case-insensitive), or a new one named so. */
+  private environment(name: string): number {
+    const byName = this.holder('environments', { libelle: name });
+    if (byName !== undefined) return byName;
+    const lower = name.toLowerCase();
+    for (const env of this.state.collections.environments.values()) {
+      if (String(env.key).toLowerCase() === lower) return env.id;
+    }
+    const key = name.replace(/\s+/g, '').toLowerCase().slice(0, 13);
+    const fields = { key, class: 'info', letter: name.slice(0, 1).toUpperCase() };
+    return this.named('environments', { libelle: name }, fields, 'environment');
+  }
+
+  /**
+   * A name no server has yet, from its address: the host alone on MySQL's default port, else
+   * `host-port`; then `host-port-2`, `host-port-3`… (PmaControl makes a new random name on every push).
+   */
+  private newName(item: PushServer): string {
+    const host = (item.hostname ?? item.ip).slice(0, 88);
+    const withPort = `${host}-${item.port}`;
+    const free = (name: string) => this.holder('servers', { name }) === undefined;
+    if (item.port === 3306 && free(host)) return host;
+    let name = withPort;
+    for (let n = 2; !free(name); n++) name = `${withPort}-${n}`;
+    return name;
+  }
+
+  /** One server as the item says, with what it names: created, changed, or left as it is. */
+  private server(item: PushServer): { id: number; created: boolean; changed: boolean } {
+    const existing = this.holder('servers', { ip: item.ip, port: item.port });
+    const current = existing === undefined ? undefined : this.state.collections.servers.get(existing);
+    const fields: Body = {};
+    if (item.organization) fields.id_client = this.named('clients', { libelle: item.organization }, {}, 'organization');
+    else if (!current) fields.id_client = FALLBACK_CLIENT_ID;
+    if (item.environment) fields.id_environment = this.environment(item.environment);
+    const tags = item.tags.map((name, n) =>
+      this.named('tags', { name }, { color: '#FFFFFF', background: colourOf(name) }, `tag[${n}]`),
+    );
+    // Tags are added, never taken away: a tag set by other means stays (PmaControl does the same).
+    const held = (current?.tags as number[] | undefined) ?? [];
+    if (tags.some((id) => !held.includes(id))) fields.tags = [...new Set([...held, ...tags])].sort((a, b) => a - b);
+    for (const field of SERVER_FIELDS) {
+      if (item[field] !== undefined) fields[field === 'password' ? 'passwd' : field] = item[field];
+    }
+    if (current) {
+      const input = this.parse('servers', 'patch', fields);
+      const changed = this.batch.apply({ kind: 'patch', resource: 'servers', id: current.id, input } as WriteRequest);
+      return { id: current.id, created: false, changed: changed.length > 0 };
+    }
+    if (fields.id_environment === undefined) {
+      throw new ValidationFailed([
+        problem('id_environment', 'required', 'is required for a server not registered yet'),
+      ]);
+    }
+    fields.name = this.newName(item);
+    const input = this.parse('servers', 'create', fields);
+    const effects = this.batch.apply({ kind: 'create', resource: 'servers', input } as WriteRequest);
+    return { id: effects[0]!.id, created: true, changed: true };
+  }
+}
+
+/** The item's values that are the server's fields as they are (the password as `passwd`). */
+const SERVER_FIELDS = [
+  'ip',
+  'port',
+  'hostname',
+  'login',
+  'password',
+  'ssh_nat',
+  'ssh_port',
+  'ssh_login',
+  'display_name',
+  'database',
+  'is_monitored',
+  'is_proxy',
+  'is_vip',
+  'is_ssl',
+] as const;

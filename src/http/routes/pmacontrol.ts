@@ -1,0 +1,59 @@
+import type { Context } from 'koa';
+import { ansibleInventory, type InventoryLists } from '../../application/ansible-inventory.js';
+import type { ParseWrite, PushOutcome } from '../../application/push.js';
+import { readPush } from '../../application/push.js';
+import type { ConfigService } from '../../application/service.js';
+import type { ResourceName } from '../../domain/resources.js';
+import type { WriteValidator } from '../../schemas/validator.js';
+import { readJson } from '../body.js';
+import { parseMoment } from '../moments.js';
+import { refuseQuery, singleParameters } from '../request.js';
+import { callerOf, jsonResponse, write } from '../writes.js';
+
+/**
+ * What PmaControl's own automation calls: its push (`pushServer`'s body and answer) and an Ansible
+ * inventory. Routes hold no rule: read, ask, answer.
+ */
+
+/** A push of 10,000 servers is about 3 MB; this leaves room for ten times that. */
+export const PUSH_LIMIT = 32 * 1024 * 1024;
+
+/** PmaControl's answer: `authenticate`, the servers by outcome, the `haproxy` items taken but not kept, every problem. */
+function pushAnswer(outcome: PushOutcome, proxies: { index: number; server: string }[]) {
+  const { problems, ...mysql } = outcome;
+  return JSON.stringify({ authenticate: true, mysql, haproxy: { ignored: proxies }, problems });
+}
+
+/** `POST /fr/api/pmacontrol/push` (writer): one append for the whole inventory; an Idempotency-Key is honoured. */
+export async function push(ctx: Context, service: ConfigService, validator: WriteValidator): Promise<void> {
+  refuseQuery(ctx);
+  const { value, raw } = await readJson(ctx, PUSH_LIMIT);
+  const request = readPush(value);
+  const parse: ParseWrite = (resource, mode, body) => validator.parse(resource, mode, body).input;
+  const caller = callerOf(ctx);
+  await write(
+    ctx,
+    service,
+    raw,
+    {
+      plain: () => service.write.push(request, parse, caller),
+      once: (options) => service.write.push(request, parse, caller, options),
+    },
+    (outcome) => jsonResponse(200, pushAnswer(outcome, request.proxies)),
+  );
+}
+
+const INVENTORIED: (keyof InventoryLists & ResourceName)[] = ['servers', 'clients', 'environments', 'tags'];
+
+/** `GET /fr/api/inventory/ansible` (reader): Ansible's script inventory, now or `?at=` a moment. */
+export async function inventory(ctx: Context, service: ConfigService): Promise<void> {
+  const { at } = singleParameters(ctx, ['at']);
+  const lists = {} as Record<keyof InventoryLists, InventoryLists[keyof InventoryLists]>;
+  if (at === undefined) {
+    for (const name of INVENTORIED) lists[name] = service.state.collections[name].inOrder();
+  } else {
+    const { position } = await service.changes.resolve(parseMoment('at', at));
+    for (const name of INVENTORIED) lists[name] = (await service.changes.listAt(name, { position })).entries;
+  }
+  ctx.body = ansibleInventory(lists);
+}

@@ -1,0 +1,297 @@
+import type { OperationObject, SchemaObject } from 'openapi3-ts/oas31';
+import { json, problems, ref, requestIdHeader } from './config-operations.js';
+
+/** The operations PmaControl's own automation calls: its push, and an Ansible inventory. */
+
+const NUMBER_OR_DIGITS = (description: string): SchemaObject => ({
+  oneOf: [
+    { type: 'integer', minimum: 1, maximum: 65535 },
+    { type: 'string', pattern: '^\\s*\\d{1,10}\\s*$' },
+  ],
+  description: `${description}: a number, or a string of digits as PmaControl sends it`,
+});
+const FLAG: SchemaObject = {
+  oneOf: [
+    { type: 'boolean' },
+    { type: 'integer', enum: [0, 1] },
+    { type: 'string', enum: ['0', '1', 'true', 'false'] },
+  ],
+};
+const TAGS: SchemaObject = {
+  oneOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }],
+  description:
+    'tag names (or one string of names separated by commas): found by name or created, and added to the server',
+};
+
+const MYSQL_ITEM: SchemaObject = {
+  type: 'object',
+  description:
+    'A server, matched by (`ip`, `port`): created if no server has that address, else changed where it differs. ' +
+    'A value left out is left as it is (a new server takes its default).',
+  properties: {
+    fqdn: {
+      type: 'string',
+      description: 'the address PmaControl connects to (`ip`, unless `ip` is given), and the `hostname`',
+    },
+    ip: { type: 'string', description: 'the address to connect to, when it is not `fqdn`' },
+    port: NUMBER_OR_DIGITS('the MySQL port; 3306 when left out'),
+    login: { type: 'string', description: 'the MySQL user' },
+    password: {
+      type: 'string',
+      description:
+        "that user's password: compared with the one stored (opened), sealed, never stored in clear or answered",
+    },
+    tag: TAGS,
+    organization: {
+      type: 'string',
+      description: 'the client, by its libelle: found or created; client 99 for a new server when left out',
+    },
+    environment: {
+      type: 'string',
+      description: 'the environment, by its libelle or key: found or created; required for a new server',
+    },
+    ssh_ip: { type: 'string', description: 'the address SSH goes to (`ssh_nat`), when it is not `ip`' },
+    ssh_port: NUMBER_OR_DIGITS('the SSH port'),
+    ssh_login: { type: 'string', description: 'the SSH user' },
+    display_name: {
+      type: 'string',
+      description: 'the name shown to people; `@hostname` (PmaControl reads it from the server) is taken as left out',
+    },
+    database: { type: 'string', description: 'the database to connect to' },
+    is_monitored: FLAG,
+    is_proxy: FLAG,
+    is_vip: FLAG,
+    is_ssl: FLAG,
+  },
+  additionalProperties: false,
+};
+
+const HAPROXY_ITEM: SchemaObject = {
+  type: 'object',
+  description:
+    'An HAProxy front: read and listed as ignored (this service has no resource for HAProxy statistics pages)',
+  properties: {
+    fqdn: { type: 'string' },
+    ip: { type: 'string' },
+    port: NUMBER_OR_DIGITS('the port'),
+    tag: TAGS,
+    organization: { type: 'string' },
+    environment: { type: 'string' },
+    display_name: { type: 'string' },
+    stats: { type: 'object', description: 'the statistics page: path, port, login, password (never kept)' },
+  },
+  additionalProperties: false,
+};
+
+const PUSH_REQUEST: SchemaObject = {
+  type: 'object',
+  properties: {
+    mysql: { type: 'array', items: MYSQL_ITEM },
+    haproxy: { type: 'array', items: HAPROXY_ITEM },
+  },
+  additionalProperties: false,
+};
+
+const ITEM: SchemaObject = {
+  type: 'object',
+  properties: {
+    index: { type: 'integer', minimum: 0, description: "the item's place in its list" },
+    server: { type: 'string', description: 'the address the item names, `fqdn:port`' },
+    id: { type: 'integer', minimum: 1, description: "the server's id" },
+  },
+  required: ['index', 'server'],
+  additionalProperties: false,
+};
+const ITEMS = (description: string): SchemaObject => ({ type: 'array', items: ITEM, description });
+
+const PUSH_ANSWER: SchemaObject = {
+  type: 'object',
+  properties: {
+    authenticate: {
+      type: 'boolean',
+      const: true,
+      description: "the caller's token was accepted (PmaControl's answer has it)",
+    },
+    mysql: {
+      type: 'object',
+      properties: {
+        inserted: ITEMS('servers created'),
+        updated: ITEMS('servers changed'),
+        unchanged: ITEMS('servers already as the item says: nothing recorded'),
+        failed: ITEMS('items refused, each with its problems: nothing of them recorded'),
+      },
+      required: ['inserted', 'updated', 'unchanged', 'failed'],
+      additionalProperties: false,
+    },
+    haproxy: {
+      type: 'object',
+      properties: { ignored: { type: 'array', items: ITEM } },
+      required: ['ignored'],
+      additionalProperties: false,
+    },
+    problems: {
+      type: 'array',
+      description: 'why each failed item was refused: the field as sent (`mysql[3].port`), a code and a sentence',
+      items: {
+        type: 'object',
+        properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+        required: ['field', 'code', 'message'],
+        additionalProperties: false,
+      },
+    },
+  },
+  required: ['authenticate', 'mysql', 'haproxy', 'problems'],
+  additionalProperties: false,
+};
+
+const PUSH_EXAMPLE_BODY = {
+  mysql: [
+    {
+      fqdn: 'db-paris-01.example.net',
+      port: '3306',
+      login: 'pmacontrol',
+      password: 'monitor-password',
+      tag: ['galera', 'paris'],
+      organization: 'ACME',
+      environment: 'prod',
+      ssh_port: '22',
+    },
+  ],
+};
+
+export function push(): OperationObject {
+  return {
+    tags: ['pmacontrol'],
+    operationId: 'pushServers',
+    summary: "PmaControl's push: register or update a whole inventory",
+    description:
+      "The body of PmaControl's webservice `pushServer`. Each `mysql` item is matched to a server by (`ip`, `port`) " +
+      'and created or changed so that it says what the item says; its client, environment and tags are found by name ' +
+      'or created. One append for the whole push: pushing the same inventory again records nothing. An item that is ' +
+      'refused is listed in `failed` with its problems, and the others are applied (an item stands or falls with ' +
+      'what it names). Tags are added, never taken away. The body and the credentials are never stored. Basic ' +
+      'authentication, the token as the password, is taken as well as a bearer token.',
+    parameters: [ref('parameters', 'XRequestId')],
+    requestBody: { required: true, content: json(PUSH_REQUEST, PUSH_EXAMPLE_BODY) },
+    responses: {
+      200: {
+        description: 'what was done with each item',
+        headers: requestIdHeader,
+        content: json(PUSH_ANSWER, {
+          authenticate: true,
+          mysql: {
+            inserted: [{ index: 0, server: 'db-paris-01.example.net:3306', id: 12 }],
+            updated: [],
+            unchanged: [],
+            failed: [],
+          },
+          haproxy: { ignored: [] },
+          problems: [],
+        }),
+      },
+      ...problems('BadRequest', 'PayloadTooLarge', 'UnsupportedMediaType', 'ValidationFailed'),
+    },
+  };
+}
+
+const HOSTVARS: SchemaObject = {
+  type: 'object',
+  properties: {
+    ansible_host: { type: 'string', description: "the server's `ip`" },
+    ansible_port: { type: 'integer', description: 'its `ssh_port`' },
+    ansible_user: { type: 'string', description: 'its `ssh_login`, when set' },
+    mysql_port: { type: 'integer' },
+    mysql_user: { type: 'string' },
+    pmacontrol_id: { type: 'integer' },
+    pmacontrol_id_client: { type: 'integer' },
+    pmacontrol_id_environment: { type: 'integer' },
+    pmacontrol_tags: { type: 'array', items: { type: 'string' }, description: 'the names of its tags' },
+    is_proxy: { type: 'boolean' },
+    is_vip: { type: 'boolean' },
+  },
+  required: [
+    'ansible_host',
+    'ansible_port',
+    'mysql_port',
+    'mysql_user',
+    'pmacontrol_id',
+    'pmacontrol_id_client',
+    'pmacontrol_id_environment',
+    'pmacontrol_tags',
+    'is_proxy',
+    'is_vip',
+  ],
+  additionalProperties: false,
+};
+
+const INVENTORY: SchemaObject = {
+  type: 'object',
+  properties: {
+    _meta: {
+      type: 'object',
+      properties: { hostvars: { type: 'object', additionalProperties: HOSTVARS, description: 'by server name' } },
+      required: ['hostvars'],
+      additionalProperties: false,
+    },
+  },
+  required: ['_meta'],
+  additionalProperties: {
+    type: 'object',
+    description: 'a group: `client_<libelle>`, `env_<key>` or `tag_<name>`, its live servers by name',
+    properties: { hosts: { type: 'array', items: { type: 'string' } } },
+    required: ['hosts'],
+    additionalProperties: false,
+  },
+};
+
+export function ansibleInventory(): OperationObject {
+  return {
+    tags: ['pmacontrol'],
+    operationId: 'getAnsibleInventory',
+    summary: 'The live servers as an Ansible inventory',
+    description:
+      "Ansible's script-inventory JSON (what `ansible-inventory --list` prints): a group per client " +
+      '(`client_<libelle>`), environment (`env_<key>`) and tag (`tag_<name>`), each name made of letters, digits and ' +
+      "underscores (a name two entries would share gets each one's id); `_meta.hostvars` per live server, named by " +
+      'its `name`. Soft-deleted servers are left out; no secret is in it.',
+    parameters: [
+      ref('parameters', 'XRequestId'),
+      {
+        name: 'at',
+        in: 'query',
+        required: false,
+        description: 'an ISO 8601 date-time with an offset, or a position: the inventory as it was then',
+        schema: { type: 'string' },
+      },
+    ],
+    responses: {
+      200: {
+        description: 'the inventory',
+        headers: requestIdHeader,
+        content: json(INVENTORY, {
+          _meta: {
+            hostvars: {
+              'db-paris-01': {
+                ansible_host: '10.0.0.21',
+                ansible_port: 22,
+                ansible_user: 'admin',
+                mysql_port: 3306,
+                mysql_user: 'pmacontrol',
+                pmacontrol_id: 1,
+                pmacontrol_id_client: 99,
+                pmacontrol_id_environment: 1,
+                pmacontrol_tags: ['galera'],
+                is_proxy: false,
+                is_vip: false,
+              },
+            },
+          },
+          client_Default: { hosts: ['db-paris-01'] },
+          env_prod: { hosts: ['db-paris-01'] },
+          tag_galera: { hosts: ['db-paris-01'] },
+        }),
+      },
+      ...problems('BadRequest'),
+    },
+  };
+}
