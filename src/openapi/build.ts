@@ -59,6 +59,20 @@ function secured(operation: OperationObject, access: Access, method: string, bas
   return { ...operation, parameters, responses, security: schemes };
 }
 
+/** The tags of the routes that are not a resource's, in the order the document lists them. */
+const TAGS = [
+  { name: 'audit', description: 'The change log, time travel, differences and the live feed' },
+  { name: 'identity', description: 'Who is asking: tokens, roles' },
+  { name: 'transfer', description: 'The whole configuration as one document: export and import' },
+  { name: 'operations', description: 'Health, readiness and metrics, for the platform that runs the service' },
+  {
+    name: 'log',
+    description: 'The log anyone can verify: signed checkpoints, leaves, inclusion and consistency proofs',
+  },
+  { name: 'pmacontrol', description: "What PmaControl's own automation calls: its push, and an Ansible inventory" },
+  { name: 'meta', description: 'The API itself' },
+];
+
 /** The OpenAPI 3.1 document, built from the same route descriptors and resource declarations the service runs on. */
 export function buildOpenApi(version: string): OpenAPIObject {
   const builder = OpenApiBuilder.create({
@@ -100,21 +114,6 @@ export function buildOpenApi(version: string): OpenAPIObject {
   for (const route of API_ROUTES) add(route, apiOperation(route));
   builder.addSchema('Token', TOKEN_SCHEMA as SchemaObject);
   for (const [path, operations] of Object.entries(paths)) builder.addPath(path, operations);
-  builder.addTag({ name: 'audit', description: 'The change log, time travel, differences and the live feed' });
-  builder.addTag({ name: 'identity', description: 'Who is asking: tokens, roles' });
-  builder.addTag({ name: 'transfer', description: 'The whole configuration as one document: export and import' });
-  builder.addTag({
-    name: 'operations',
-    description: 'Health, readiness and metrics, for the platform that runs the service',
-  });
-  builder.addTag({
-    name: 'log',
-    description: 'The log anyone can verify: signed checkpoints, leaves, inclusion and consistency proofs',
-  });
-  builder.addTag({
-    name: 'pmacontrol',
-    description: "What PmaControl's own automation calls: its push, and an Ansible inventory",
-  });
-  builder.addTag({ name: 'meta', description: 'The API itself' });
+  for (const tag of TAGS) builder.addTag(tag);
   return describeProperties(builder.getSpec());
 }

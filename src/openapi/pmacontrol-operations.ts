@@ -1,3 +1,4 @@
+// Over 300 lines: two operations whose schemas and examples are written out member by member.
 import type { OperationObject, SchemaObject } from 'openapi3-ts/oas31';
 import { json, problems, ref, requestIdHeader } from './config-operations.js';
 
@@ -10,13 +11,14 @@ const NUMBER_OR_DIGITS = (description: string): SchemaObject => ({
   ],
   description: `${description}: a number, or a string of digits as PmaControl sends it`,
 });
-const FLAG: SchemaObject = {
+const FLAG = (description: string): SchemaObject => ({
   oneOf: [
     { type: 'boolean' },
     { type: 'integer', enum: [0, 1] },
     { type: 'string', enum: ['0', '1', 'true', 'false'] },
   ],
-};
+  description: `${description}: true or false, also 1 or 0`,
+});
 const TAGS: SchemaObject = {
   oneOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }],
   description:
@@ -58,10 +60,10 @@ const MYSQL_ITEM: SchemaObject = {
       description: 'the name shown to people; `@hostname` (PmaControl reads it from the server) is taken as left out',
     },
     database: { type: 'string', description: 'the database to connect to' },
-    is_monitored: FLAG,
-    is_proxy: FLAG,
-    is_vip: FLAG,
-    is_ssl: FLAG,
+    is_monitored: FLAG('PmaControl polls this server'),
+    is_proxy: FLAG('the address is a proxy in front of servers'),
+    is_vip: FLAG('the address is a virtual IP'),
+    is_ssl: FLAG('connect over TLS'),
   },
   additionalProperties: false,
 };
@@ -71,13 +73,13 @@ const HAPROXY_ITEM: SchemaObject = {
   description:
     'An HAProxy front: read and listed as ignored (this service has no resource for HAProxy statistics pages)',
   properties: {
-    fqdn: { type: 'string' },
-    ip: { type: 'string' },
+    fqdn: { type: 'string', description: 'the address of the front' },
+    ip: { type: 'string', description: 'its address, when it is not `fqdn`' },
     port: NUMBER_OR_DIGITS('the port'),
     tag: TAGS,
-    organization: { type: 'string' },
-    environment: { type: 'string' },
-    display_name: { type: 'string' },
+    organization: { type: 'string', description: 'the client, by its libelle' },
+    environment: { type: 'string', description: 'the environment, by its libelle or key' },
+    display_name: { type: 'string', description: 'the name shown to people' },
     stats: { type: 'object', description: 'the statistics page: path, port, login, password (never kept)' },
   },
   additionalProperties: false,
@@ -86,8 +88,8 @@ const HAPROXY_ITEM: SchemaObject = {
 const PUSH_REQUEST: SchemaObject = {
   type: 'object',
   properties: {
-    mysql: { type: 'array', items: MYSQL_ITEM },
-    haproxy: { type: 'array', items: HAPROXY_ITEM },
+    mysql: { type: 'array', items: MYSQL_ITEM, description: 'the servers to register or update' },
+    haproxy: { type: 'array', items: HAPROXY_ITEM, description: 'HAProxy fronts: read, listed as ignored' },
   },
   additionalProperties: false,
 };
@@ -114,6 +116,7 @@ const PUSH_ANSWER: SchemaObject = {
     },
     mysql: {
       type: 'object',
+      description: 'the `mysql` items by outcome',
       properties: {
         inserted: ITEMS('servers created'),
         updated: ITEMS('servers changed'),
@@ -125,7 +128,8 @@ const PUSH_ANSWER: SchemaObject = {
     },
     haproxy: {
       type: 'object',
-      properties: { ignored: { type: 'array', items: ITEM } },
+      description: 'the `haproxy` items',
+      properties: { ignored: ITEMS('read, not kept') },
       required: ['ignored'],
       additionalProperties: false,
     },
@@ -163,7 +167,7 @@ export function push(): OperationObject {
   return {
     tags: ['pmacontrol'],
     operationId: 'pushServers',
-    summary: "PmaControl's push: register or update a whole inventory",
+    summary: 'Push a whole inventory of servers: create what is missing, change what differs',
     description:
       "The body of PmaControl's webservice `pushServer`. Each `mysql` item is matched to a server by (`ip`, `port`) " +
       'and created or changed so that it says what the item says; its client, environment and tags are found by name ' +
@@ -200,14 +204,14 @@ const HOSTVARS: SchemaObject = {
     ansible_host: { type: 'string', description: "the server's `ip`" },
     ansible_port: { type: 'integer', description: 'its `ssh_port`' },
     ansible_user: { type: 'string', description: 'its `ssh_login`, when set' },
-    mysql_port: { type: 'integer' },
-    mysql_user: { type: 'string' },
-    pmacontrol_id: { type: 'integer' },
-    pmacontrol_id_client: { type: 'integer' },
-    pmacontrol_id_environment: { type: 'integer' },
+    mysql_port: { type: 'integer', description: 'its MySQL `port`' },
+    mysql_user: { type: 'string', description: 'its MySQL `login`' },
+    pmacontrol_id: { type: 'integer', description: 'its id' },
+    pmacontrol_id_client: { type: 'integer', description: 'the id of its client' },
+    pmacontrol_id_environment: { type: 'integer', description: 'the id of its environment' },
     pmacontrol_tags: { type: 'array', items: { type: 'string' }, description: 'the names of its tags' },
-    is_proxy: { type: 'boolean' },
-    is_vip: { type: 'boolean' },
+    is_proxy: { type: 'boolean', description: 'the address is a proxy in front of servers' },
+    is_vip: { type: 'boolean', description: 'the address is a virtual IP' },
   },
   required: [
     'ansible_host',
@@ -229,6 +233,7 @@ const INVENTORY: SchemaObject = {
   properties: {
     _meta: {
       type: 'object',
+      description: "each live server's variables, read by Ansible without calling the script per host",
       properties: { hostvars: { type: 'object', additionalProperties: HOSTVARS, description: 'by server name' } },
       required: ['hostvars'],
       additionalProperties: false,
@@ -238,7 +243,7 @@ const INVENTORY: SchemaObject = {
   additionalProperties: {
     type: 'object',
     description: 'a group: `client_<libelle>`, `env_<key>` or `tag_<name>`, its live servers by name',
-    properties: { hosts: { type: 'array', items: { type: 'string' } } },
+    properties: { hosts: { type: 'array', items: { type: 'string' }, description: 'the names of its servers' } },
     required: ['hosts'],
     additionalProperties: false,
   },

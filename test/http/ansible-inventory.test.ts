@@ -55,7 +55,6 @@ it('groups per client, environment and tag, valid names, hostvars, no secret, no
   const h = await startHarness();
   try {
     const ids = await fleet(h);
-    const before = h.service.revision;
     assert.is((await h.request('DELETE', `${BASE}/servers/${ids.gone}`)).status, 200);
     const reply = await h.request('GET', INVENTORY);
     assert.is(reply.status, 200, reply.text);
@@ -89,9 +88,21 @@ it('groups per client, environment and tag, valid names, hostvars, no secret, no
     assert.equal(inventory.tag_galera.hosts, ['db-one'], 'the soft-deleted server is in no group');
     assert.equal(inventory.client_ACME_Corp_.hosts, ['db-one']);
     assert.not.ok(reply.text.includes('Inventory-Secret'), 'no secret');
+  } finally {
+    await h.close();
+  }
+});
 
+it('?at= a moment: the inventory as it was; a bad moment or an unknown parameter is a 400', async () => {
+  const h = await startHarness();
+  try {
+    const ids = await fleet(h);
+    const before = h.service.revision;
+    assert.is((await h.request('DELETE', `${BASE}/servers/${ids.gone}`)).status, 200);
     const past = await h.request('GET', `${INVENTORY}?at=${before + 1}`);
     assert.equal(Object.keys(past.body._meta.hostvars), ['db-one', 'db-two', 'db-gone'], 'before the delete');
+    const now = await h.request('GET', INVENTORY);
+    assert.equal(Object.keys(now.body._meta.hostvars), ['db-one', 'db-two']);
     const bad = await h.request('GET', `${INVENTORY}?at=yesterday`);
     assert.equal([bad.status, bad.body.code], [400, 'invalid_query']);
     assert.is((await h.request('GET', `${INVENTORY}?limit=3`)).status, 400);

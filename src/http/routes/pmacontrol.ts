@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { ansibleInventory, type InventoryLists } from '../../application/ansible-inventory.js';
 import type { ParseWrite, PushOutcome } from '../../application/push.js';
-import { readPush } from '../../application/push.js';
+import { readPush } from '../../application/push-request.js';
 import type { ConfigService } from '../../application/service.js';
 import type { ResourceName } from '../../domain/resources.js';
 import type { WriteValidator } from '../../schemas/validator.js';
