@@ -4,15 +4,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BASE, send } from '../support/harness.js';
 import { ROOT, runCli, spawnService, tempDir } from '../support/process.js';
+import { toolAvailable } from '../support/tools.js';
 
-/** Debian's ansible-core (installed by .ci/run); ANSIBLE_REQUIRED=1 makes its absence a failure instead of a skip. */
-function ansibleAvailable(): boolean {
-  const ok = spawnSync('ansible-playbook', ['--version']).status === 0;
-  if (!ok && process.env.ANSIBLE_REQUIRED === '1')
-    throw new Error('ANSIBLE_REQUIRED=1 but ansible-playbook is missing');
-  if (!ok) console.log('SKIPPED: docs/ansible/register.yml: ansible-core is not installed (.ci/run installs it)');
-  return ok;
-}
+const ansibleAvailable = () =>
+  toolAvailable(
+    'ansible-playbook',
+    ['--version'],
+    'ANSIBLE_REQUIRED',
+    'docs/ansible/register.yml run by ansible-playbook',
+  );
 
 const it = suite(
   'docs/ansible/register.yml: the playbook of docs/automation.md registers servers, then changes nothing',

@@ -5,17 +5,17 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BASE, type Harness, startHarness } from '../support/harness.js';
 import { tempDir } from '../support/process.js';
+import { toolAvailable } from '../support/tools.js';
 
 const INVENTORY = '/fr/api/inventory/ansible';
 
-/** Debian's ansible-core (installed by .ci/run); ANSIBLE_REQUIRED=1 makes its absence a failure instead of a skip. */
-function ansibleAvailable(): boolean {
-  const ok = spawnSync('ansible-inventory', ['--version']).status === 0;
-  if (!ok && process.env.ANSIBLE_REQUIRED === '1')
-    throw new Error('ANSIBLE_REQUIRED=1 but ansible-inventory is missing');
-  if (!ok) console.log('SKIPPED: ansible-inventory --list check: ansible-core is not installed (.ci/run installs it)');
-  return ok;
-}
+const ansibleAvailable = () =>
+  toolAvailable(
+    'ansible-inventory',
+    ['--version'],
+    'ANSIBLE_REQUIRED',
+    'the inventory read by ansible-inventory --list',
+  );
 
 /** Two clients, tags whose names need mending (two of them the same once mended), servers, one soft-deleted. */
 async function fleet(h: Harness) {
