@@ -1,9 +1,9 @@
-import { createDecipheriv, createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { inflateSync } from 'node:zlib';
+import { deflateSync, inflateSync } from 'node:zlib';
 
 /**
- * Opens the ciphertexts PmaControl stores and sends (`is_password_crypted`): its `Chiffrement::encrypt`
+ * Opens and makes the ciphertexts PmaControl stores and sends (`is_password_crypted`): its `Chiffrement::encrypt`
  * calls its framework's `Crypt::encrypt($value, CRYPT_KEY)`, which
  *
  * 1. PHP-serialises the value and compresses it with `gzcompress` (a zlib stream),
@@ -13,11 +13,14 @@ import { inflateSync } from 'node:zlib';
  * 4. base64-encodes the whole and makes it URL-safe with `strtr('+/=', '-_,')`.
  *
  * The framework first padded with zero bytes (mcrypt); its PHP 7+ port pads as OpenSSL does (PKCS#7).
- * Both are opened here. Only a serialised string is accepted: a password or a key is a string.
+ * Both are opened here. Only a serialised string is accepted: a password or a key is a string. What
+ * this makes is padded as OpenSSL pads, with a random IV.
  */
 export interface PmaControlCrypt {
   /** The plain text, or a PmaControlCryptError saying why the value does not open. */
   decrypt(ciphertext: string): string;
+  /** The value as PmaControl's `Chiffrement::encrypt` makes it. */
+  encrypt(plain: string): string;
 }
 
 export class PmaControlCryptError extends Error {
@@ -38,6 +41,14 @@ export function createPmaControlCrypt(cryptKey: Buffer): PmaControlCrypt {
     decrypt(ciphertext) {
       const plain = inflate(decipher(key, ciphertext));
       return unserializeString(plain);
+    },
+    encrypt(plain) {
+      const value = Buffer.from(plain, 'utf8');
+      const serialized = Buffer.concat([Buffer.from(`s:${value.length}:"`, 'latin1'), value, Buffer.from('";')]);
+      const iv = randomBytes(16);
+      const cipher = createCipheriv('aes-256-cbc', key, iv);
+      const encrypted = Buffer.concat([cipher.update(deflateSync(serialized)), cipher.final(), iv]);
+      return encrypted.toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=/g, ',');
     },
   };
 }

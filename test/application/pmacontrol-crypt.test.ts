@@ -9,7 +9,7 @@ import {
 } from '../../src/application/pmacontrol-crypt.js';
 import { BASE, startHarness } from '../support/harness.js';
 import { makeKey } from '../support/keys.js';
-import { phpAvailable, pmacontrolEncrypt, writeCryptConfig } from '../support/php.js';
+import { phpAvailable, pmacontrolDecrypt, pmacontrolEncrypt, writeCryptConfig } from '../support/php.js';
 import { runCli, spawnService, tempDir } from '../support/process.js';
 
 const it = suite("PmaControl's ciphertexts (is_password_crypted), made by PHP itself");
@@ -33,6 +33,19 @@ test('the decoder opens what PHP made: OpenSSL padding and the old zero padding,
   const bare = join(dir, 'key.txt');
   writeFileSync(bare, Buffer.concat([phpKey, Buffer.from('\n')]));
   assert.is(createPmaControlCrypt(readPmaControlCryptKey(bare)).decrypt(pmacontrolEncrypt(config, ['pw'])[0]!), 'pw');
+});
+
+test("what the service makes, PHP opens: the ciphertexts it writes into PmaControl's tables", () => {
+  const config = writeCryptConfig(tempDir());
+  const crypt = createPmaControlCrypt(readPmaControlCryptKey(config));
+  const values = ['S3cr3t-pw', 'pässwörd with spaces', "quote ' and \\ backslash", 'x'.repeat(300), ''];
+  const made = values.map((value) => crypt.encrypt(value));
+  assert.equal(pmacontrolDecrypt(config, made), values);
+  assert.is.not(crypt.encrypt('same'), crypt.encrypt('same'), 'a random IV each time');
+  assert.equal(
+    made.map((c) => crypt.decrypt(c)),
+    values,
+  );
 });
 
 test('a wrong key, a damaged ciphertext or a value that is not a string does not open', () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { ROOT } from './process.js';
 
 const ENCRYPT = join(ROOT, 'test/support/pmacontrol-encrypt.php');
+const DECRYPT = join(ROOT, 'test/support/pmacontrol-decrypt.php');
 
 /** Debian's php-cli (installed by .ci/run); PHP_REQUIRED=1 makes its absence a failure instead of a skip. */
 export function phpAvailable(): boolean {
@@ -39,4 +40,15 @@ export function pmacontrolEncrypt(configFile: string, values: unknown[], zeroPad
   const run = spawnSync('php', [ENCRYPT, configFile, ...(zeroPadding ? ['zero-padding'] : [])], { input });
   if (run.status !== 0) throw new Error(`php failed: ${run.stderr.toString()}`);
   return run.stdout.toString().trim().split('\n');
+}
+
+/** Values opened by PHP itself, as PmaControl's Chiffrement::decrypt opens them. */
+export function pmacontrolDecrypt(configFile: string, ciphertexts: string[]): string[] {
+  const run = spawnSync('php', [DECRYPT, configFile], { input: `${ciphertexts.join('\n')}\n` });
+  if (run.status !== 0) throw new Error(`php failed: ${run.stderr.toString()}`);
+  return run.stdout
+    .toString()
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as string);
 }
