@@ -9,6 +9,8 @@ export interface Config {
   logSigningKey?: string;
   /** PmaControl's crypt.config.php (or a file holding its CRYPT_KEY), to open its ciphertexts. */
   pmacontrolCryptKeyFile?: string;
+  /** PmaControl's own database, whose tables the service keeps equal to the configuration. */
+  pmacontrol?: { url: string; leaseMs: number };
   logLevel: string;
   eventStore: 'sqlite' | 'mariadb' | 'eventstoredb';
   eventStoreConnectionString?: string;
@@ -186,6 +188,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     retiredSecretKeys: env.CONFIG_RETIRED_SECRET_KEYS || undefined,
     logSigningKey: env.CONFIG_LOG_SIGNING_KEY || undefined,
     pmacontrolCryptKeyFile: env.PMACONTROL_CRYPT_KEY_FILE || undefined,
+    ...(env.PMACONTROL_DB_URL
+      ? {
+          pmacontrol: {
+            url: env.PMACONTROL_DB_URL,
+            leaseMs: integer(env, 'PMACONTROL_LEASE_MS', 10_000, 1000, 600_000),
+          },
+        }
+      : {}),
     logLevel,
     eventStore,
     eventStoreConnectionString,

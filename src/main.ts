@@ -17,6 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { type Logger, pino } from 'pino';
 import { openLogKey } from './application/log-key.js';
 import { createPmaControlCrypt, readPmaControlCryptKey } from './application/pmacontrol-crypt.js';
+import { PmaControlProjection } from './application/pmacontrol-projection.js';
 import { openRetiredKeys, openSecretKey } from './application/secret-key.js';
 import { ConfigService } from './application/service.js';
 import { StartRefused } from './application/start-refused.js';
@@ -29,6 +30,7 @@ import { type GuardedConnections, guardConnections } from './http/connections.js
 import { hostCheck } from './http/hosts.js';
 import { Metrics, Readiness } from './http/operations.js';
 import { buildOpenApi } from './openapi/build.js';
+import { PmaControlDatabase } from './read-models/pmacontrol/database.js';
 import type { ReadModelStore } from './read-models/port.js';
 import { SqliteReadModelStore } from './read-models/sqlite/store.js';
 import { WriteValidator } from './schemas/validator.js';
@@ -299,11 +301,43 @@ function pmacontrolOpener(config: Config): Opener | undefined {
   }
 }
 
+/**
+ * The projection into PmaControl's tables (PMACONTROL_DB_URL), started once the service serves; it
+ * needs PmaControl's key to write its ciphertexts, checked here so that a start without it is refused.
+ */
+function pmacontrolProjection(
+  config: Config,
+  logger: Logger,
+  service: ConfigService,
+): PmaControlProjection | undefined {
+  if (!config.pmacontrol) return undefined;
+  if (!/^(mysql|mariadb):\/\/[^/]+\/[^/?#]+/.test(config.pmacontrol.url)) {
+    throw new StartRefused('PMACONTROL_DB_URL must be mysql://user:password@host:port/database');
+  }
+  if (!config.pmacontrolCryptKeyFile) {
+    throw new StartRefused(
+      "PMACONTROL_DB_URL needs PMACONTROL_CRYPT_KEY_FILE: passwords are written into PmaControl's tables as its ciphertexts",
+    );
+  }
+  const crypt = createPmaControlCrypt(readPmaControlCryptKey(config.pmacontrolCryptKeyFile));
+  const database = new PmaControlDatabase(config.pmacontrol.url.replace(/^mariadb:/, 'mysql:'));
+  const child = logger.child({ component: 'pmacontrol' });
+  return new PmaControlProjection({ service, database, crypt, logger: child, leaseMs: config.pmacontrol.leaseMs });
+}
+
 /** The HTTP side of a running service: its handler, metrics, readiness and validators. */
-function serveHttp(config: Config, logger: Logger, service: ConfigService, metrics: Metrics, openPmaControl?: Opener) {
+function serveHttp(
+  config: Config,
+  logger: Logger,
+  service: ConfigService,
+  metrics: Metrics,
+  openPmaControl?: Opener,
+  pmacontrol?: PmaControlProjection,
+) {
   const readiness = new Readiness(config.readyMaxLagMs);
   const validator = new WriteValidator(openPmaControl);
   const handler = createHandler({
+    pmacontrol,
     service,
     logger,
     openapi: buildOpenApi(packageVersion()),
@@ -315,6 +349,39 @@ function serveHttp(config: Config, logger: Logger, service: ConfigService, metri
     keepAliveMs: config.http.feedKeepAliveMs,
   });
   return { readiness, validator, handler };
+}
+
+/** What `close` stops, in order. */
+interface Parts {
+  readiness: Readiness;
+  warming: { stop: () => void };
+  server: Server;
+  connections: GuardedConnections;
+  projection?: PmaControlProjection;
+  service: ConfigService;
+  stores: Stores;
+}
+
+/** Stops taking connections, lets in-flight requests finish, then stops the rest; once, whoever asks. */
+function closer(logger: Logger, parts: Parts): () => Promise<void> {
+  const { readiness, warming, server, connections, projection, service, stores } = parts;
+  let closing: Promise<void> | undefined;
+  return () =>
+    (closing ??= (async () => {
+      readiness.stopping = true;
+      warming.stop();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      service.feed.closeAll(); // live feeds would hold their connections open
+      server.closeIdleConnections();
+      connections.closeIdle(); // and those that never sent a request (Node's own list leaves them)
+      await closed;
+      await projection?.stop();
+      await service.stop();
+      await stores.store.close();
+      stores.readModels.close();
+      stores.lock.release();
+      logger.info('stopped');
+    })());
 }
 
 /**
@@ -331,10 +398,13 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   const service = await startService(config, logger, stores, 'signs');
   recordStore(config);
   metrics.watch(service);
-  const { readiness, validator, handler } = serveHttp(config, logger, service, metrics, openPmaControl);
+  const projection = pmacontrolProjection(config, logger, service);
+  if (projection) metrics.watchPmaControl(() => projection.status());
+  const { readiness, validator, handler } = serveHttp(config, logger, service, metrics, openPmaControl, projection);
   const { server, connections } = await listen(config, handler);
   // The write validators, compiled in the background once listening: not by a client's first write.
   const warming = validator.warm();
+  projection?.start();
   const port = (server.address() as AddressInfo).port;
   const reached = { revision: service.revision, position: service.revision + 1 };
   const took = { started_in_ms: Math.round(performance.now() - started) };
@@ -342,22 +412,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
     { host: config.host, port, ...stores.store.describe(), data_dir: config.dataDir, ...reached, ...took },
     'listening',
   );
-  let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= (async () => {
-      readiness.stopping = true;
-      warming.stop();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      service.feed.closeAll(); // live feeds would hold their connections open
-      server.closeIdleConnections();
-      connections.closeIdle(); // and those that never sent a request (Node's own list leaves them)
-      await closed;
-      await service.stop();
-      await stores.store.close();
-      stores.readModels.close();
-      stores.lock.release();
-      logger.info('stopped');
-    })());
+  const close = closer(logger, { readiness, warming, server, connections, projection, service, stores });
   const shutdown = async (drainMs = config.shutdownDrainMs) => {
     readiness.stopping = true;
     logger.info({ drain_ms: drainMs }, 'draining: not ready, still serving');

@@ -1,18 +1,12 @@
-import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../domain/resources.js';
+import { KEPT, type Kept, type Row } from '../application/pmacontrol-rows.js';
+import type { ResourceName } from '../domain/resources.js';
 import type { PmaControlLink } from '../domain/shared/declaration.js';
 import type { FieldSpec } from '../domain/shared/fields.js';
 
-/** A row as mysql2 gives it. */
-export type Row = Record<string, unknown>;
+export type { Row };
 
 /** The rows of PmaControl's tables this service takes, by table name. */
 export type PmaControlTables = Record<string, Row[]>;
-
-/** Every resource PmaControl keeps, with its table (the `pmacontrol` key of its declaration). */
-const KEPT = RESOURCE_NAMES.flatMap((name) => {
-  const table = resourceOf(name).declaration.pmacontrol;
-  return table ? [{ name, resource: resourceOf(name), table }] : [];
-});
 
 /** PmaControl's tables this service reads: each resource's, then its link tables. */
 export const TABLES: readonly string[] = KEPT.flatMap(({ table }) => [
@@ -116,7 +110,7 @@ const tableOfResource = (name: string) => KEPT.find((kept) => kept.name === name
 type Links = Map<string, Map<number, number[]>>;
 
 /** The link tables of a resource, each read once. */
-function linksOf(kept: (typeof KEPT)[number], tables: PmaControlTables, problems: RowProblem[]): Links {
+function linksOf(kept: Kept, tables: PmaControlTables, problems: RowProblem[]): Links {
   const links: Links = new Map();
   for (const [field, link] of Object.entries(kept.table.links ?? {})) {
     const target = kept.resource.declaration.fields[field]?.reference?.target ?? field;
@@ -131,7 +125,7 @@ function linksOf(kept: (typeof KEPT)[number], tables: PmaControlTables, problems
  * derived again), lists of ids from their link tables, values PmaControl stored encrypted opened, and
  * `is_deleted` for a resource deleted softly.
  */
-function entryOf(kept: (typeof KEPT)[number], row: Row, links: Links, decrypt: Decrypt, problems: RowProblem[]) {
+function entryOf(kept: Kept, row: Row, links: Links, decrypt: Decrypt, problems: RowProblem[]) {
   const { resource, table } = kept;
   const entry: Row = {};
   if (Object.hasOwn(row, 'id')) entry.id = number(row.id);

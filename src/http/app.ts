@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import type { Logger } from 'pino';
+import type { PmaControlProjection } from '../application/pmacontrol-projection.js';
 import type { ConfigService } from '../application/service.js';
 import type { AccessSettings } from '../config.js';
 import { isResourceName } from '../domain/resources.js';
@@ -27,7 +28,7 @@ import {
 } from './routes/descriptors.js';
 import { HANDLERS } from './routes/handlers.js';
 import { checkpoint, consistencyProof, inclusionProof, leaf, publicKey } from './routes/log.js';
-import { inventory, push } from './routes/pmacontrol.js';
+import { inventory, projectionStatus, push } from './routes/pmacontrol.js';
 import { issueToken, listTokens, revealSecret, revokeToken, whoami } from './routes/tokens.js';
 import { exportConfiguration, importConfiguration } from './routes/transfer.js';
 
@@ -48,6 +49,8 @@ export interface AppDeps {
   validator?: WriteValidator;
   /** The names this service answers to (made here for a loopback listener when not given). */
   hosts?: HostCheck;
+  /** The projection into PmaControl's tables, when PMACONTROL_DB_URL is set. */
+  pmacontrol?: PmaControlProjection;
 }
 
 type ResolvedDeps = AppDeps & { metrics: Metrics; hosts: HostCheck };
@@ -90,6 +93,7 @@ function apiHandlers(deps: ResolvedDeps, validator: WriteValidator): Record<ApiR
     logConsistency: (ctx) => consistencyProof(ctx, service),
     push: (ctx) => push(ctx, service, validator),
     ansibleInventory: (ctx) => inventory(ctx, service),
+    pmacontrolStatus: (ctx) => projectionStatus(ctx, service, deps.pmacontrol),
     openApi: (ctx) => {
       refuseQuery(ctx);
       ctx.body = openapi;

@@ -128,6 +128,27 @@ export class Metrics {
     return this;
   }
 
+  /** Adds the gauges of the projection into PmaControl's tables: how far behind the log it is. */
+  watchPmaControl(status: () => { lag: number; applying: boolean }): this {
+    new Gauge({
+      name: 'pmacontrol_tables_lag_events',
+      help: "Events not yet written into PmaControl's tables (PMACONTROL_DB_URL), as this instance knows",
+      registers: [this.registry],
+      collect() {
+        this.set(status().lag);
+      },
+    });
+    new Gauge({
+      name: 'pmacontrol_tables_applying',
+      help: "1 while this instance holds the lease and writes PmaControl's tables",
+      registers: [this.registry],
+      collect() {
+        this.set(status().applying ? 1 : 0);
+      },
+    });
+    return this;
+  }
+
   /** Middleware: counts and times every request under its route template ("unmatched" for a 404). */
   measure() {
     return async (ctx: Context, next: Next) => {

@@ -5,7 +5,7 @@ import { json, problems, ref, requestIdHeader } from './config-operations.js';
 import { issueToken, listTokens, revokeToken, secretOperation, whoami } from './identity-operations.js';
 import { logCheckpoint, logConsistency, logInclusion, logLeaf, logPublicKey } from './log-operations.js';
 import { docs, docsAsset, healthz, metrics, readyz } from './ops-operations.js';
-import { ansibleInventory, push } from './pmacontrol-operations.js';
+import { ansibleInventory, pmacontrolStatus, push } from './pmacontrol-operations.js';
 import { exportConfiguration, importConfiguration } from './transfer-operations.js';
 
 const query = (name: string, description: string, schema: SchemaObject, example?: unknown): ParameterObject => ({
@@ -226,6 +226,6 @@ export function apiOperation(route: ApiRouteDescriptor): OperationObject {
   };
   const transfer = { export: exportConfiguration, import: importConfiguration };
   const log = { logCheckpoint, logPublicKey, logLeaf, logInclusion, logConsistency };
-  const pmacontrol = { push, ansibleInventory };
+  const pmacontrol = { push, ansibleInventory, pmacontrolStatus };
   return { ...operations, ...more, ...transfer, ...log, ...pmacontrol }[route.kind]();
 }

@@ -300,3 +300,64 @@ export function ansibleInventory(): OperationObject {
     },
   };
 }
+
+const STATUS: SchemaObject = {
+  type: 'object',
+  properties: {
+    enabled: { type: 'boolean', description: "PMACONTROL_DB_URL is set: the service writes PmaControl's tables" },
+    applying: {
+      type: 'boolean',
+      description: 'this instance holds the lease and writes them (one instance at a time)',
+    },
+    holder: { type: ['string', 'null'], description: 'the instance that holds the lease, as last read' },
+    position: { type: 'integer', minimum: 0, description: 'the last position written into the tables (0: none yet)' },
+    log_position: { type: 'integer', minimum: 0, description: "the position of the log's last event" },
+    lag: { type: 'integer', minimum: 0, description: 'events not written into the tables yet' },
+    applied_at: { type: ['string', 'null'], description: 'when the last batch was written (UTC)' },
+    last_error: { type: ['string', 'null'], description: "the last error met writing PmaControl's database" },
+    last_error_at: { type: ['string', 'null'], format: 'date-time', description: 'when it was met' },
+  },
+  required: [
+    'enabled',
+    'applying',
+    'holder',
+    'position',
+    'log_position',
+    'lag',
+    'applied_at',
+    'last_error',
+    'last_error_at',
+  ],
+  additionalProperties: false,
+};
+
+export function pmacontrolStatus(): OperationObject {
+  return {
+    tags: ['pmacontrol'],
+    operationId: 'getPmaControlStatus',
+    summary: "Where the writing of PmaControl's tables stands",
+    description:
+      "With PMACONTROL_DB_URL, the service writes every change into PmaControl's own tables, one transaction per " +
+      'batch of events, and keeps the position applied in a table of its own there. This says how far it is, ' +
+      'which instance writes, and the last error met (an outage of that database holds back nothing else).',
+    parameters: [ref('parameters', 'XRequestId')],
+    responses: {
+      200: {
+        description: 'the projection as this instance knows it',
+        headers: requestIdHeader,
+        content: json(STATUS, {
+          enabled: true,
+          applying: true,
+          holder: 'db-admin-01:4242:9f1c2a3b',
+          position: 1532,
+          log_position: 1532,
+          lag: 0,
+          applied_at: '2026-11-28 09:55:11.123456',
+          last_error: null,
+          last_error_at: null,
+        }),
+      },
+      ...problems('BadRequest'),
+    },
+  };
+}

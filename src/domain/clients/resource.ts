@@ -20,7 +20,7 @@ export const clients = defineResource({
   unique: [
     { fields: ['libelle'], caseInsensitive: ['libelle'], describe: (client) => `client libelle "${client.libelle}"` },
   ],
-  pmacontrol: { table: 'client' },
+  pmacontrol: { table: 'client', createdAt: 'date' },
   deletion: 'hard',
   guardDelete: (client) =>
     client.id === FALLBACK_CLIENT_ID

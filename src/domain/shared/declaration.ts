@@ -45,6 +45,8 @@ export interface PmaControlTable {
   cryptedFlag?: string;
   /** A list of ids kept in a link table, by field. */
   links?: Record<string, PmaControlLink>;
+  /** The column that holds when the row was made, written from the entry's `created_at`. */
+  createdAt?: string;
 }
 
 /** A link table: its name, its column naming the row and the one naming the id. */

@@ -89,7 +89,7 @@ export const sshKeys = defineResource({
       describe: (key) => `SSH key ${key.fingerprint} for user "${key.user}"`,
     },
   ],
-  pmacontrol: { table: 'ssh_key' },
+  pmacontrol: { table: 'ssh_key', createdAt: 'added_on' },
   deletion: 'hard',
   cryptedFlag: 'is_password_crypted',
   prepare: prepareKeyPair,

@@ -33,6 +33,7 @@ export type ApiRouteKind =
   | 'logConsistency'
   | 'push'
   | 'ansibleInventory'
+  | 'pmacontrolStatus'
   | 'healthz'
   | 'readyz'
   | 'metrics'
@@ -113,6 +114,7 @@ export const API_ROUTES: ApiRouteDescriptor[] = [
   { kind: 'logConsistency', method: 'GET', path: `${API_BASE}/log/proof/consistency`, access: 'reader' },
   { kind: 'push', method: 'POST', path: `${API_BASE}/pmacontrol/push`, access: 'writer', basic: true },
   { kind: 'ansibleInventory', method: 'GET', path: `${API_BASE}/inventory/ansible`, access: 'reader' },
+  { kind: 'pmacontrolStatus', method: 'GET', path: `${API_BASE}/pmacontrol/status`, access: 'reader' },
   { kind: 'openApi', method: 'GET', path: OPENAPI_PATH, access: 'open' },
   { kind: 'healthz', method: 'GET', path: '/healthz', access: 'open' },
   { kind: 'readyz', method: 'GET', path: '/readyz', access: 'open' },

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { ansibleInventory, type InventoryLists } from '../../application/ansible-inventory.js';
+import type { PmaControlProjection } from '../../application/pmacontrol-projection.js';
 import type { ParseWrite, PushOutcome } from '../../application/push.js';
 import { readPush } from '../../application/push-request.js';
 import type { ConfigService } from '../../application/service.js';
@@ -56,4 +57,23 @@ export async function inventory(ctx: Context, service: ConfigService): Promise<v
     for (const name of INVENTORIED) lists[name] = (await service.changes.listAt(name, { position })).entries;
   }
   ctx.body = ansibleInventory(lists);
+}
+
+/**
+ * `GET /fr/api/pmacontrol/status` (reader): where the projection into PmaControl's tables stands, as
+ * this instance knows it; `enabled: false` when PMACONTROL_DB_URL is not set.
+ */
+export function projectionStatus(ctx: Context, service: ConfigService, projection?: PmaControlProjection): void {
+  refuseQuery(ctx);
+  ctx.body = projection?.status() ?? {
+    enabled: false,
+    applying: false,
+    holder: null,
+    position: 0,
+    log_position: service.revision + 1,
+    lag: 0,
+    applied_at: null,
+    last_error: null,
+    last_error_at: null,
+  };
 }

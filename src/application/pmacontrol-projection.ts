@@ -1,0 +1,225 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { ResourceName } from '../domain/resources.js';
+import type { Sealed } from '../domain/shared/fields.js';
+import type { EntryWrite, PmaControlDatabase, ProjectionState } from '../read-models/pmacontrol/database.js';
+import type { PmaControlCrypt } from './pmacontrol-crypt.js';
+import { cipherColumns, KEPT, keptOf, type RowCrypt, rowOf } from './pmacontrol-rows.js';
+import type { ConfigService } from './service.js';
+
+/**
+ * Keeps PmaControl's tables equal to the configuration (PMACONTROL_DB_URL): it follows the log and,
+ * for each batch of events, writes the rows of the entries they touched, as they are now, in one
+ * transaction with the position reached. One instance applies at a time (a lease in that database);
+ * the others wait to take over. It never holds back the API: an outage of that database is retried
+ * with a back-off, said once in the log, and caught up when it is back.
+ */
+
+/** What `GET /fr/api/pmacontrol/status` answers. */
+export interface ProjectionStatus {
+  enabled: boolean;
+  /** Whether this instance holds the lease and applies. */
+  applying: boolean;
+  holder: string | null;
+  /** The last position applied (0: nothing yet), and the log's. */
+  position: number;
+  log_position: number;
+  /** Events not applied yet. */
+  lag: number;
+  applied_at: string | null;
+  last_error: string | null;
+  last_error_at: string | null;
+}
+
+export interface ProjectionOptions {
+  service: ConfigService;
+  database: PmaControlDatabase;
+  crypt: PmaControlCrypt;
+  logger: Logger;
+  /** How long a lease lasts unless renewed; another instance takes over once it has run out. */
+  leaseMs: number;
+  /** Events per transaction at most. */
+  batch?: number;
+}
+
+/** The longest wait between two tries while PmaControl's database cannot be reached. */
+const MAX_BACKOFF_MS = 5000;
+
+/** A message about PmaControl's database without what its URL may hold (a password). */
+const said = (error: unknown) => ((error as Error).message ?? String(error)).replace(/\/\/[^@/\s]*@/g, '//…@');
+
+export class PmaControlProjection {
+  readonly holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private stopped = false;
+  private wake?: () => void;
+  private running?: Promise<void>;
+  private known: ProjectionState = { position: 0, holder: null, leaseUntil: null, appliedAt: null };
+  private applying = false;
+  private lastError: { message: string; at: string } | null = null;
+  private down = false;
+
+  constructor(private readonly options: ProjectionOptions) {
+    options.service.projector.listen(() => this.wake?.());
+  }
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.running;
+    if (this.applying) await this.options.database.release(this.holder).catch(() => {});
+    await this.options.database.close();
+  }
+
+  /** The position of the log's last event. */
+  private get head(): number {
+    return this.options.service.revision + 1;
+  }
+
+  status(): ProjectionStatus {
+    const { position, holder, appliedAt } = this.known;
+    return {
+      enabled: true,
+      applying: this.applying,
+      holder,
+      position,
+      log_position: this.head,
+      lag: Math.max(0, this.head - position),
+      applied_at: appliedAt,
+      last_error: this.lastError?.message ?? null,
+      last_error_at: this.lastError?.at ?? null,
+    };
+  }
+
+  private async loop(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      let more = false;
+      try {
+        more = await this.step();
+        if (this.down)
+          this.options.logger.info(
+            { position: this.known.position },
+            "pmacontrol projection: PmaControl's database is back",
+          );
+        this.down = false;
+        failures = 0;
+      } catch (error) {
+        failures++;
+        this.applying = false;
+        this.lastError = { message: said(error), at: new Date().toISOString() };
+        if (!this.down) {
+          this.options.logger.warn(
+            { err: this.lastError.message },
+            "pmacontrol projection: PmaControl's database cannot be written; retrying",
+          );
+        }
+        this.down = true;
+      }
+      if (more && failures === 0) continue;
+      const pause = failures > 0 ? Math.min(MAX_BACKOFF_MS, 250 * 2 ** failures) : this.options.leaseMs / 3;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pause);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+  }
+
+  /** One turn: the lease taken or renewed, then one batch applied if this instance holds it; true if more waits. */
+  private async step(): Promise<boolean> {
+    const { database, leaseMs } = this.options;
+    this.applying = await database.lease(this.holder, leaseMs);
+    this.known = await database.state();
+    if (!this.applying || this.known.position >= this.head) return false;
+    const { touched, position } = await this.touched(this.known.position);
+    const writes = await this.writes(touched);
+    if (!(await database.apply(this.holder, leaseMs, position, writes))) {
+      this.applying = false;
+      return false;
+    }
+    this.known = await database.state();
+    return position < this.head;
+  }
+
+  /**
+   * The entries the events after `after` touched (themselves and what they changed in passing), and
+   * the position they reach; after nothing (0), every entry.
+   */
+  private async touched(after: number): Promise<{ touched: Map<ResourceName, Set<number>>; position: number }> {
+    const { service, batch = 5000 } = this.options;
+    const touched = new Map<ResourceName, Set<number>>();
+    const add = (resource: string, id: number) => {
+      if (!keptOf(resource as ResourceName)) return;
+      const ids = touched.get(resource as ResourceName) ?? new Set<number>();
+      touched.set(resource as ResourceName, ids.add(id));
+    };
+    const head = this.head;
+    if (after === 0) {
+      for (const kept of KEPT)
+        for (const entry of service.state.collections[kept.name].values()) add(kept.name, entry.id);
+      return { touched, position: head };
+    }
+    let count = 0;
+    for await (const item of service.changes.changes({ after, before: head + 1, order: 'asc', tokens: false })) {
+      if (item.resource && item.id !== null) add(item.resource, item.id);
+      for (const effect of item.effects) add(effect.resource, effect.id);
+      if (++count >= batch) return { touched, position: item.position };
+    }
+    return { touched, position: head };
+  }
+
+  /**
+   * The rows of the touched entries as the state holds them now (an entry gone: its row deleted). A
+   * ciphertext already stored that opens to the same value is kept, so that a row whose secret did
+   * not change is written the same.
+   */
+  private async writes(touched: Map<ResourceName, Set<number>>): Promise<EntryWrite[]> {
+    const stored = new Map<string, string>();
+    for (const [name, ids] of touched) {
+      const kept = keptOf(name)!;
+      const columns = cipherColumns(kept);
+      if (columns.length === 0) continue;
+      for (const row of await this.options.database.rows(kept.table.table, [...ids])) {
+        for (const column of columns) stored.set(`${name}/${row.id}/${column}`, String(row[column] ?? ''));
+      }
+    }
+    const { service, crypt } = this.options;
+    const writes: EntryWrite[] = [];
+    for (const kept of KEPT) {
+      for (const id of touched.get(kept.name) ?? []) {
+        const entry = service.state.collections[kept.name].get(id);
+        if (!entry) {
+          writes.push({ kept, id, links: [] });
+          continue;
+        }
+        const rowCrypt: RowCrypt = {
+          open: (sealed) => service.write.openSealed(sealed as Sealed),
+          encrypt: (plain, column) => stableEncrypt(crypt, plain, stored.get(`${kept.name}/${id}/${column}`)),
+        };
+        const { row, links } = rowOf(kept, entry, rowCrypt);
+        writes.push({ kept, id, row, links });
+      }
+    }
+    return writes;
+  }
+}
+
+/** `plain` as PmaControl's ciphertext: the one stored, if it opens to the same value, else a new one. */
+function stableEncrypt(crypt: PmaControlCrypt, plain: string, stored: string | undefined): string {
+  if (stored) {
+    try {
+      if (crypt.decrypt(stored) === plain) return stored;
+    } catch {
+      // not a ciphertext of this key: made again
+    }
+  }
+  return crypt.encrypt(plain);
+}

@@ -1,0 +1,162 @@
+import { createConnection } from 'mysql2/promise';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { BASE, send } from '../support/harness.js';
+import { makeKey } from '../support/keys.js';
+import { freshDatabase, mariadbUrl, skipWithoutMariadb } from '../support/mariadb.js';
+import { phpAvailable, pmacontrolDecrypt, writeCryptConfig } from '../support/php.js';
+import { differences, equalWithin, withSchema } from '../support/pmacontrol-tables.js';
+import { runCli, type ServiceProcess, spawnService, tempDir } from '../support/process.js';
+
+const url = await mariadbUrl();
+const php = phpAvailable();
+
+const it = suite("PMACONTROL_DB_URL: PmaControl's tables kept equal to the configuration");
+
+async function projected() {
+  const db = await freshDatabase(url!);
+  await withSchema(db.url);
+  const cryptConfig = writeCryptConfig(tempDir());
+  const env = { DATA_DIR: tempDir(), PMACONTROL_DB_URL: db.url, PMACONTROL_CRYPT_KEY_FILE: cryptConfig };
+  return { db, cryptConfig, env };
+}
+
+/** A token that may read secrets, to compare the passwords in the rows with the service's. */
+async function platform(env: Record<string, string>): Promise<Record<string, string>> {
+  const issued = await runCli(['token', 'create', '--name', 'platform', '--role', 'reader', '--secrets'], env);
+  assert.is(issued.code, 0, issued.stderr);
+  return { Authorization: `Bearer ${issued.stdout.trim().split('\n').pop()}` };
+}
+
+const post = async (service: ServiceProcess, resource: string, body: Record<string, unknown>) => {
+  const reply = await send(service.url, 'POST', `${BASE}/${resource}`, { body });
+  assert.is(reply.status, 201, reply.text);
+  return reply.body.id as number;
+};
+const write = async (service: ServiceProcess, method: string, path: string, body?: Record<string, unknown>) => {
+  const reply = await send(service.url, method, `${BASE}/${path}`, body ? { body } : {});
+  assert.ok(reply.status < 300, reply.text);
+};
+
+if (!url) skipWithoutMariadb('PmaControl projection');
+else {
+  /** A change of every kind through the API, each checked in the rows; the ids made. */
+  async function everyKind(service: ServiceProcess, check: () => Promise<number>) {
+    await check(); // the environments 1–6 and client 99 the service starts with
+    const tag = await post(service, 'tags', { name: 'galera', color: '#FFFFFF', background: '#000000' });
+    const other = await post(service, 'tags', { name: 'paris', color: '#FFFFFF', background: '#000000' });
+    const client = await post(service, 'clients', { libelle: 'ACME' });
+    const env7 = await post(service, 'environments', { libelle: 'Staging', key: 'stg', class: 'info', letter: 'S' });
+    const server = await post(service, 'servers', {
+      id_client: client,
+      id_environment: env7,
+      name: 'db1',
+      ip: '10.0.0.1',
+      login: 'monitor',
+      passwd: 'First-Pässword',
+      tags: [tag, other],
+      is_ssl: true,
+    });
+    await check();
+    await write(service, 'PATCH', `servers/${server}`, { passwd: 'Second-Password', ssh_login: 'admin' });
+    await check();
+    const alias = await post(service, 'aliases', { id_mysql_server: server, dns: 'db1.example.net', port: 3306 });
+    const key = makeKey('ed25519', 2048, 'backup@pmacontrol');
+    const sshKey = await post(service, 'ssh-keys', {
+      name: 'backup',
+      user: 'root',
+      public_key: key.publicKey,
+      private_key: key.privateKey,
+    });
+    await post(service, 'storage-areas', {
+      id_ssh_key: sshKey,
+      ip: '10.1.1.1',
+      port: 22,
+      path: '/srv',
+      libelle: 'main',
+    });
+    await check();
+    await write(service, 'DELETE', `tags/${other}`); // the link row goes with it
+    await write(service, 'DELETE', `aliases/${alias}`);
+    await write(service, 'DELETE', `servers/${server}`); // soft: is_deleted = 1
+    await check();
+    return { server, tag, key };
+  }
+
+  (php ? it : it.skip)('every kind of change shows in the rows within a second; PHP opens the passwords', async () => {
+    const { db, cryptConfig, env } = await projected();
+    const service = await spawnService(env);
+    const auth = await platform(env);
+    const check = () => equalWithin(1000, db.url, service.url, cryptConfig, auth);
+    try {
+      const { server, tag, key } = await everyKind(service, check);
+      const connection = await createConnection({ uri: db.url });
+      const [[row]] = (await connection.query('SELECT * FROM mysql_server WHERE id = ?', [server])) as any;
+      const [links] = (await connection.query('SELECT id_tag FROM link__mysql_server__tag')) as any;
+      const [[keyRow]] = (await connection.query('SELECT * FROM ssh_key')) as any;
+      await connection.end();
+      assert.equal([row.is_password_crypted, row.is_deleted, row.is_ssl, row.ssh_login], [1, 1, 1, 'admin']);
+      assert.equal(links, [{ id_tag: tag }]);
+      const opened = pmacontrolDecrypt(cryptConfig, [row.passwd, keyRow.private_key, keyRow.public_key]);
+      assert.equal(
+        opened.map((value) => value.trim()),
+        ['Second-Password', key.privateKey.trim(), key.publicKey],
+      );
+      await write(service, 'PATCH', `servers/${server}`, { is_deleted: false });
+      await check();
+    } finally {
+      await service.stop();
+      await db.drop();
+    }
+  });
+
+  it('writes go on while no PmaControl database answers; the status and a log line say so', async () => {
+    const { db, cryptConfig, env } = await projected();
+    const broken = { ...env, PMACONTROL_DB_URL: 'mysql://root:hunter2@127.0.0.1:1/nowhere' };
+    const service = await spawnService(broken);
+    try {
+      await post(service, 'tags', { name: 'still-written', color: '#FFFFFF', background: '#000000' });
+      let status = (await send(service.url, 'GET', '/fr/api/pmacontrol/status')).body;
+      for (let i = 0; i < 100 && status.last_error === null; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = (await send(service.url, 'GET', '/fr/api/pmacontrol/status')).body;
+      }
+      assert.equal([status.enabled, status.applying], [true, false]);
+      assert.ok(status.lag > 0);
+      assert.match(status.last_error, /ECONNREFUSED|connect/);
+      assert.match(service.output(), "PmaControl's database cannot be written");
+      assert.not.match(service.output(), 'hunter2', 'the URL password is never logged');
+      assert.is(service.output().split("PmaControl's database cannot be written").length, 2, 'said once');
+      assert.not.ok(JSON.stringify(status).includes('hunter2'));
+    } finally {
+      await service.stop();
+    }
+    // The same data directory, now with the database: everything is caught up.
+    const back = await spawnService(env);
+    try {
+      const auth = await platform(env);
+      await equalWithin(5000, db.url, back.url, cryptConfig, auth);
+      const status = (await send(back.url, 'GET', '/fr/api/pmacontrol/status')).body;
+      assert.equal([status.applying, status.lag], [true, 0]);
+      assert.is(await differences(db.url, back.url, cryptConfig, auth), undefined);
+    } finally {
+      await back.stop();
+      await db.drop();
+    }
+  });
+
+  it('PMACONTROL_DB_URL without PMACONTROL_CRYPT_KEY_FILE: the start is refused and says why', async () => {
+    const { db, env } = await projected();
+    const { PMACONTROL_CRYPT_KEY_FILE: _, ...without } = env;
+    try {
+      await spawnService(without).then(
+        () => assert.unreachable('started'),
+        (error: Error) => assert.match(error.message, 'PMACONTROL_DB_URL needs PMACONTROL_CRYPT_KEY_FILE'),
+      );
+    } finally {
+      await db.drop();
+    }
+  });
+
+  it.run();
+}
