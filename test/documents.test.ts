@@ -10,7 +10,13 @@ import * as assert from 'uvu/assert';
  */
 
 const ROOT = normalize(join(import.meta.dirname, '..'));
-const PAGES = ['README.md', 'ARCHITECTURE.md', ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`)];
+const PAGES = [
+  'README.md',
+  'ARCHITECTURE.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 test('links lead to pages of the repository that exist', () => {
   for (const page of PAGES) {
