@@ -10,7 +10,7 @@ export interface Config {
   /** PmaControl's crypt.config.php (or a file holding its CRYPT_KEY), to open its ciphertexts. */
   pmacontrolCryptKeyFile?: string;
   /** PmaControl's own database, whose tables the service keeps equal to the configuration. */
-  pmacontrol?: { url: string; leaseMs: number };
+  pmacontrol?: { url: string; leaseMs: number; driftMs: number };
   logLevel: string;
   eventStore: 'sqlite' | 'mariadb' | 'eventstoredb';
   eventStoreConnectionString?: string;
@@ -193,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           pmacontrol: {
             url: env.PMACONTROL_DB_URL,
             leaseMs: integer(env, 'PMACONTROL_LEASE_MS', 10_000, 1000, 600_000),
+            driftMs: integer(env, 'PMACONTROL_DRIFT_INTERVAL_MS', 300_000, 0, 86_400_000),
           },
         }
       : {}),

@@ -18,6 +18,7 @@ import { type Logger, pino } from 'pino';
 import { openLogKey } from './application/log-key.js';
 import { createPmaControlCrypt, readPmaControlCryptKey } from './application/pmacontrol-crypt.js';
 import { PmaControlProjection } from './application/pmacontrol-projection.js';
+import type { ParseWrite } from './application/push.js';
 import { openRetiredKeys, openSecretKey } from './application/secret-key.js';
 import { ConfigService } from './application/service.js';
 import { StartRefused } from './application/start-refused.js';
@@ -322,7 +323,10 @@ function pmacontrolProjection(
   const crypt = createPmaControlCrypt(readPmaControlCryptKey(config.pmacontrolCryptKeyFile));
   const database = new PmaControlDatabase(config.pmacontrol.url.replace(/^mariadb:/, 'mysql:'));
   const child = logger.child({ component: 'pmacontrol' });
-  return new PmaControlProjection({ service, database, crypt, logger: child, leaseMs: config.pmacontrol.leaseMs });
+  const validator = new WriteValidator();
+  const parse: ParseWrite = (resource, mode, body) => validator.parse(resource, mode, body).input as typeof body;
+  const { leaseMs, driftMs } = config.pmacontrol;
+  return new PmaControlProjection({ service, database, crypt, logger: child, leaseMs, driftMs, parse });
 }
 
 /** The HTTP side of a running service: its handler, metrics, readiness and validators. */

@@ -1,11 +1,23 @@
+// Over 300 lines: the projection into PmaControl's tables whole: its loop, lease and batches, and the drift it answers for.
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { ResourceName } from '../domain/resources.js';
 import type { Sealed } from '../domain/shared/fields.js';
 import type { EntryWrite, PmaControlDatabase, ProjectionState } from '../read-models/pmacontrol/database.js';
+import type { Caller } from './group-commit.js';
 import type { PmaControlCrypt } from './pmacontrol-crypt.js';
+import {
+  adoptRequests,
+  type Drift,
+  type DriftDeps,
+  type DriftSelection,
+  findDrift,
+  overwriteEntries,
+  selected,
+} from './pmacontrol-drift.js';
 import { cipherColumns, KEPT, keptOf, type RowCrypt, rowOf } from './pmacontrol-rows.js';
+import type { ParseWrite } from './push.js';
 import type { ConfigService } from './service.js';
 
 /**
@@ -30,6 +42,9 @@ export interface ProjectionStatus {
   applied_at: string | null;
   last_error: string | null;
   last_error_at: string | null;
+  /** Differences found by the last scheduled look for drift, and when (null: not looked yet). */
+  drift: number | null;
+  drift_checked_at: string | null;
 }
 
 export interface ProjectionOptions {
@@ -41,6 +56,10 @@ export interface ProjectionOptions {
   leaseMs: number;
   /** Events per transaction at most. */
   batch?: number;
+  /** Checks a row read back from PmaControl's tables as a write would be checked (drift). */
+  parse: ParseWrite;
+  /** How often the instance that writes looks for drift (0: only when asked). */
+  driftMs: number;
 }
 
 /** The longest wait between two tries while PmaControl's database cannot be reached. */
@@ -58,6 +77,8 @@ export class PmaControlProjection {
   private applying = false;
   private lastError: { message: string; at: string } | null = null;
   private down = false;
+  private lastDrift: { count: number; at: string } | null = null;
+  private nextDrift = 0;
 
   constructor(private readonly options: ProjectionOptions) {
     options.service.projector.listen(() => this.wake?.());
@@ -92,6 +113,8 @@ export class PmaControlProjection {
       applied_at: appliedAt,
       last_error: this.lastError?.message ?? null,
       last_error_at: this.lastError?.at ?? null,
+      drift: this.lastDrift?.count ?? null,
+      drift_checked_at: this.lastDrift?.at ?? null,
     };
   }
 
@@ -121,7 +144,9 @@ export class PmaControlProjection {
         this.down = true;
       }
       if (more && failures === 0) continue;
-      const pause = failures > 0 ? Math.min(MAX_BACKOFF_MS, 250 * 2 ** failures) : this.options.leaseMs / 3;
+      const { leaseMs, driftMs } = this.options;
+      const idle = Math.min(leaseMs / 3, driftMs || Number.POSITIVE_INFINITY);
+      const pause = failures > 0 ? Math.min(MAX_BACKOFF_MS, 250 * 2 ** failures) : idle;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pause);
         this.wake = () => {
@@ -138,7 +163,11 @@ export class PmaControlProjection {
     const { database, leaseMs } = this.options;
     this.applying = await database.lease(this.holder, leaseMs);
     this.known = await database.state();
-    if (!this.applying || this.known.position >= this.head) return false;
+    if (!this.applying) return false;
+    if (this.known.position >= this.head) {
+      await this.scheduledDrift();
+      return false;
+    }
     const { touched, position } = await this.touched(this.known.position);
     const writes = await this.writes(touched);
     if (!(await database.apply(this.holder, leaseMs, position, writes))) {
@@ -149,12 +178,71 @@ export class PmaControlProjection {
     return position < this.head;
   }
 
+  /** Once caught up, every `driftMs`: drift looked for, logged and counted when there is some. */
+  private async scheduledDrift(): Promise<void> {
+    const { driftMs, logger } = this.options;
+    if (driftMs === 0 || Date.now() < this.nextDrift) return;
+    this.nextDrift = Date.now() + driftMs;
+    const { report } = await this.drift();
+    this.lastDrift = { count: report.items.length, at: report.checked_at };
+    if (report.items.length > 0) {
+      logger.warn(
+        { differences: report.items.length },
+        "pmacontrol drift: PmaControl's tables differ from the configuration",
+      );
+    }
+  }
+
+  /** The entries changed since `position` (`resource/id`): not compared for drift. */
+  async changedSince(position: number): Promise<Set<string>> {
+    if (position === 0)
+      return new Set(
+        KEPT.flatMap((k) =>
+          [...this.options.service.state.collections[k.name].values()].map((e) => `${k.name}/${e.id}`),
+        ),
+      );
+    const { touched } = await this.touched(position, Number.POSITIVE_INFINITY);
+    return new Set([...touched].flatMap(([name, ids]) => [...ids].map((id) => `${name}/${id}`)));
+  }
+
+  private get driftDeps(): DriftDeps {
+    const { service, database, crypt } = this.options;
+    return { service, database, crypt, changedSince: (position) => this.changedSince(position) };
+  }
+
+  /** What PmaControl's tables say that the configuration does not. */
+  drift(): Promise<Drift> {
+    return findDrift(this.driftDeps, this.options.parse);
+  }
+
+  /** The chosen differences recorded as changes, under `caller` (actor `pmacontrol`), all or none. */
+  async adopt(selection: DriftSelection, caller: Caller): Promise<{ adopted: number; events: number }> {
+    const drift = await this.drift();
+    const chosen = selected(drift.report, selection);
+    const events = await this.options.service.write.applyAll(adoptRequests(drift, chosen), caller);
+    return { adopted: chosen.length, events };
+  }
+
+  /** The chosen rows written again as the configuration has them (a row it does not have: deleted). */
+  async overwrite(selection: DriftSelection): Promise<{ overwritten: number }> {
+    const drift = await this.drift();
+    const chosen = selected(drift.report, selection);
+    const touched = new Map<ResourceName, Set<number>>();
+    for (const { kept, id } of overwriteEntries(chosen))
+      touched.set(kept.name, (touched.get(kept.name) ?? new Set()).add(id));
+    await this.options.database.overwrite(await this.writes(touched));
+    return { overwritten: chosen.length };
+  }
+
   /**
    * The entries the events after `after` touched (themselves and what they changed in passing), and
    * the position they reach; after nothing (0), every entry.
    */
-  private async touched(after: number): Promise<{ touched: Map<ResourceName, Set<number>>; position: number }> {
-    const { service, batch = 5000 } = this.options;
+  private async touched(
+    after: number,
+    batch = this.options.batch ?? 5000,
+  ): Promise<{ touched: Map<ResourceName, Set<number>>; position: number }> {
+    const { service } = this.options;
     const touched = new Map<ResourceName, Set<number>>();
     const add = (resource: string, id: number) => {
       if (!keptOf(resource as ResourceName)) return;
@@ -169,7 +257,8 @@ export class PmaControlProjection {
     }
     let count = 0;
     for await (const item of service.changes.changes({ after, before: head + 1, order: 'asc', tokens: false })) {
-      if (item.resource && item.id !== null) add(item.resource, item.id);
+      // An event that changed no entry (a secret read) has no revision: nothing to write.
+      if (item.resource && item.id !== null && item.revision !== null) add(item.resource, item.id);
       for (const effect of item.effects) add(effect.resource, effect.id);
       if (++count >= batch) return { touched, position: item.position };
     }

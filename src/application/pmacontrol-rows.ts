@@ -6,7 +6,7 @@ import type { EntryRecord } from '../engine/table.js';
 /**
  * The entries of this service as the rows of PmaControl's tables, as the declarations say (their
  * `pmacontrol` keys): what the projection into PmaControl's database writes, and what drift is
- * measured against. `import-pmacontrol` reads the same keys the other way (commands/pmacontrol-tables.ts).
+ * measured against. `import-pmacontrol` reads the same keys the other way (application/pmacontrol-tables.ts).
  */
 
 /** A row as mysql2 gives and takes it. */

@@ -365,6 +365,21 @@ export class Writes {
     return once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
   }
 
+  /** Writes decided as one batch, all or nothing (a drift adopted): how many events they recorded. */
+  applyAll(requests: readonly WriteRequest[], caller: Caller): Promise<number> {
+    let count = 0;
+    const decideOn: Decide = (state) => {
+      const batch = new DecidedBatch(state, { secrets: this.deps.secrets }, this.deps.clock.now().toISOString());
+      const refusal = batch.unit(() => {
+        for (const request of requests) batch.apply(request);
+      });
+      if (refusal) throw refusal;
+      count = batch.size;
+      return batch.end();
+    };
+    return this.run(caller, decideOn, () => count);
+  }
+
   /** Revokes a token (again: nothing to do). */
   revokeToken(id: number, caller: Caller): Promise<EntryRecord>;
   revokeToken(id: number, caller: Caller, once: OnceOptions<EntryRecord>): Promise<Once>;

@@ -7,13 +7,6 @@ import {
   PmaControlCryptError,
   readPmaControlCryptKey,
 } from '../application/pmacontrol-crypt.js';
-import type { ImportCounts } from '../application/transfer.js';
-import type { ResourceName } from '../domain/resources.js';
-import { type FieldError, ValidationFailed } from '../domain/shared/errors.js';
-import { importInto, parseImportDocument } from '../schemas/import-document.js';
-import { WriteValidator } from '../schemas/validator.js';
-import { UsageError } from './catalog.js';
-import { countsLine, withCliService } from './cli-service.js';
 import {
   type Decrypt,
   documentFromTables,
@@ -22,7 +15,14 @@ import {
   type RowProblem,
   TABLE_OF,
   TABLES,
-} from './pmacontrol-tables.js';
+} from '../application/pmacontrol-tables.js';
+import type { ImportCounts } from '../application/transfer.js';
+import type { ResourceName } from '../domain/resources.js';
+import { type FieldError, ValidationFailed } from '../domain/shared/errors.js';
+import { importInto, parseImportDocument } from '../schemas/import-document.js';
+import { WriteValidator } from '../schemas/validator.js';
+import { UsageError } from './catalog.js';
+import { countsLine, withCliService } from './cli-service.js';
 import { Progress } from './progress.js';
 
 /** Reads PmaControl's tables; one that does not exist (an older PmaControl) is read as empty and said so. */

@@ -28,7 +28,7 @@ import {
 } from './routes/descriptors.js';
 import { HANDLERS } from './routes/handlers.js';
 import { checkpoint, consistencyProof, inclusionProof, leaf, publicKey } from './routes/log.js';
-import { inventory, projectionStatus, push } from './routes/pmacontrol.js';
+import { adoptDrift, drift, inventory, overwriteDrift, projectionStatus, push } from './routes/pmacontrol.js';
 import { issueToken, listTokens, revealSecret, revokeToken, whoami } from './routes/tokens.js';
 import { exportConfiguration, importConfiguration } from './routes/transfer.js';
 
@@ -94,6 +94,9 @@ function apiHandlers(deps: ResolvedDeps, validator: WriteValidator): Record<ApiR
     push: (ctx) => push(ctx, service, validator),
     ansibleInventory: (ctx) => inventory(ctx, service),
     pmacontrolStatus: (ctx) => projectionStatus(ctx, service, deps.pmacontrol),
+    pmacontrolDrift: (ctx) => drift(ctx, deps.pmacontrol),
+    adoptDrift: (ctx) => adoptDrift(ctx, deps.pmacontrol),
+    overwriteDrift: (ctx) => overwriteDrift(ctx, deps.pmacontrol),
     openApi: (ctx) => {
       refuseQuery(ctx);
       ctx.body = openapi;

@@ -2,6 +2,7 @@ import type { OperationObject, ParameterObject, SchemaObject } from 'openapi3-ts
 import { COLLECTION_NAMES, RESOURCE_NAMES, resourceOf } from '../domain/resources.js';
 import type { ApiRouteDescriptor } from '../http/routes/descriptors.js';
 import { json, problems, ref, requestIdHeader } from './config-operations.js';
+import { adoptDrift, overwriteDrift, pmacontrolDrift } from './drift-operations.js';
 import { issueToken, listTokens, revokeToken, secretOperation, whoami } from './identity-operations.js';
 import { logCheckpoint, logConsistency, logInclusion, logLeaf, logPublicKey } from './log-operations.js';
 import { docs, docsAsset, healthz, metrics, readyz } from './ops-operations.js';
@@ -226,6 +227,6 @@ export function apiOperation(route: ApiRouteDescriptor): OperationObject {
   };
   const transfer = { export: exportConfiguration, import: importConfiguration };
   const log = { logCheckpoint, logPublicKey, logLeaf, logInclusion, logConsistency };
-  const pmacontrol = { push, ansibleInventory, pmacontrolStatus };
+  const pmacontrol = { push, ansibleInventory, pmacontrolStatus, pmacontrolDrift, adoptDrift, overwriteDrift };
   return { ...operations, ...more, ...transfer, ...log, ...pmacontrol }[route.kind]();
 }

@@ -316,6 +316,13 @@ const STATUS: SchemaObject = {
     applied_at: { type: ['string', 'null'], description: 'when the last batch was written (UTC)' },
     last_error: { type: ['string', 'null'], description: "the last error met writing PmaControl's database" },
     last_error_at: { type: ['string', 'null'], format: 'date-time', description: 'when it was met' },
+    drift: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      description:
+        'differences found by the last scheduled look for drift (PMACONTROL_DRIFT_INTERVAL_MS); null: none yet',
+    },
+    drift_checked_at: { type: ['string', 'null'], format: 'date-time', description: 'when that look was taken' },
   },
   required: [
     'enabled',
@@ -327,6 +334,8 @@ const STATUS: SchemaObject = {
     'applied_at',
     'last_error',
     'last_error_at',
+    'drift',
+    'drift_checked_at',
   ],
   additionalProperties: false,
 };
@@ -335,7 +344,7 @@ export function pmacontrolStatus(): OperationObject {
   return {
     tags: ['pmacontrol'],
     operationId: 'getPmaControlStatus',
-    summary: "Where the writing of PmaControl's tables stands",
+    summary: "Where the writing into the monitoring platform's tables stands",
     description:
       "With PMACONTROL_DB_URL, the service writes every change into PmaControl's own tables, one transaction per " +
       'batch of events, and keeps the position applied in a table of its own there. This says how far it is, ' +
@@ -355,6 +364,8 @@ export function pmacontrolStatus(): OperationObject {
           applied_at: '2026-11-28 09:55:11.123456',
           last_error: null,
           last_error_at: null,
+          drift: 0,
+          drift_checked_at: '2026-11-28T09:50:00.000Z',
         }),
       },
       ...problems('BadRequest'),

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import * as assert from 'uvu/assert';
 import { createPmaControlCrypt, readPmaControlCryptKey } from '../../src/application/pmacontrol-crypt.js';
-import { documentFromTables, type PmaControlTables, TABLES } from '../../src/commands/pmacontrol-tables.js';
+import { documentFromTables, type PmaControlTables, TABLES } from '../../src/application/pmacontrol-tables.js';
 import { resourceOf } from '../../src/domain/resources.js';
 import { send } from './harness.js';
 import { ROOT } from './process.js';

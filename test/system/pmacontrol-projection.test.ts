@@ -1,6 +1,7 @@
 import { createConnection } from 'mysql2/promise';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createPmaControlCrypt, readPmaControlCryptKey } from '../../src/application/pmacontrol-crypt.js';
 import { BASE, send } from '../support/harness.js';
 import { makeKey } from '../support/keys.js';
 import { freshDatabase, mariadbUrl, skipWithoutMariadb } from '../support/mariadb.js';
@@ -21,12 +22,16 @@ async function projected() {
   return { db, cryptConfig, env };
 }
 
-/** A token that may read secrets, to compare the passwords in the rows with the service's. */
-async function platform(env: Record<string, string>): Promise<Record<string, string>> {
-  const issued = await runCli(['token', 'create', '--name', 'platform', '--role', 'reader', '--secrets'], env);
+/** A token issued by the CLI, as the Authorization header. */
+async function token(env: Record<string, string>, name: string, role: string, secrets = false) {
+  const args = ['token', 'create', '--name', name, '--role', role, ...(secrets ? ['--secrets'] : [])];
+  const issued = await runCli(args, env);
   assert.is(issued.code, 0, issued.stderr);
   return { Authorization: `Bearer ${issued.stdout.trim().split('\n').pop()}` };
 }
+
+/** A token that may read secrets, to compare the passwords in the rows with the service's. */
+const platform = (env: Record<string, string>) => token(env, 'platform', 'reader', true);
 
 const post = async (service: ServiceProcess, resource: string, body: Record<string, unknown>) => {
   const reply = await send(service.url, 'POST', `${BASE}/${resource}`, { body });
@@ -141,6 +146,109 @@ else {
       assert.is(await differences(db.url, back.url, cryptConfig, auth), undefined);
     } finally {
       await back.stop();
+      await db.drop();
+    }
+  });
+
+  /** Rows changed by PmaControl itself: a column, a password, a new row, a row deleted. */
+  async function pmacontrolEdits(dbUrl: string, cryptConfig: string, server: number, alias: number) {
+    const crypt = createPmaControlCrypt(readPmaControlCryptKey(cryptConfig));
+    const connection = await createConnection({ uri: dbUrl });
+    await connection.query("UPDATE mysql_server SET login = 'edited', display_name = 'Edited' WHERE id = ?", [server]);
+    await connection.query('UPDATE mysql_server SET passwd = ? WHERE id = ?', [
+      crypt.encrypt('Set-In-PmaControl'),
+      server,
+    ]);
+    await connection.query(
+      "INSERT INTO tag (id, name, color, background) VALUES (50, 'from-pmacontrol', '#FFFFFF', '#123456')",
+    );
+    await connection.query('DELETE FROM alias_dns WHERE id = ?', [alias]);
+    await connection.end();
+  }
+
+  /** Adopts the login, the password and PmaControl's new tag; overwrites the rest; then no drift. */
+  async function adoptThenOverwrite(
+    service: ServiceProcess,
+    admin: Record<string, string>,
+    server: number,
+    alias: number,
+  ) {
+    const pick = (column: string | null, table = 'mysql_server', id = server) => ({ table, id, column });
+    const writer = await send(service.url, 'POST', '/fr/api/pmacontrol/drift/adopt', { body: { all: true } });
+    assert.is(writer.status, 403, 'anonymous is a writer here: adopting needs admin');
+    const adopted = await send(service.url, 'POST', '/fr/api/pmacontrol/drift/adopt', {
+      body: { items: [pick('login'), pick('passwd'), pick(null, 'tag', 50)] },
+      headers: admin,
+    });
+    assert.equal([adopted.status, adopted.body], [200, { adopted: 3, events: 2 }], adopted.text);
+    const changes = (await send(service.url, 'GET', '/fr/api/changes?actor=pmacontrol', { headers: admin })).body;
+    assert.equal(
+      changes.items.map((c: { type: string }) => c.type),
+      ['TagCreated', 'ServerUpdated'],
+    );
+    const secret = await send(service.url, 'GET', `${BASE}/servers/${server}/secret`, { headers: admin });
+    assert.is(secret.body.passwd, 'Set-In-PmaControl');
+    assert.is((await send(service.url, 'GET', `${BASE}/tags/50`)).body.item.name, 'from-pmacontrol');
+
+    // The adopted change was written back whole: PmaControl's display_name, not adopted, is gone with it.
+    const aliasOnly = [{ table: 'alias_dns', id: alias, column: null, service: 'row', pmacontrol: null }];
+    let left = [];
+    for (let i = 0; i < 40 && JSON.stringify(left) !== JSON.stringify(aliasOnly); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      left = (await send(service.url, 'GET', '/fr/api/pmacontrol/drift')).body.items;
+    }
+    assert.equal(left, aliasOnly);
+    const over = await send(service.url, 'POST', '/fr/api/pmacontrol/drift/overwrite', {
+      body: { all: true },
+      headers: admin,
+    });
+    assert.equal([over.status, over.body], [200, { overwritten: 1 }], over.text);
+    assert.equal((await send(service.url, 'GET', '/fr/api/pmacontrol/drift')).body.items, []);
+    const stale = await send(service.url, 'POST', '/fr/api/pmacontrol/drift/adopt', {
+      body: { items: [pick('login')] },
+      headers: admin,
+    });
+    assert.equal([stale.status, stale.body.code], [422, 'validation_failed']);
+  }
+
+  it('drift: rows changed by PmaControl listed, adopted as changes by pmacontrol, or overwritten', async () => {
+    const { db, cryptConfig, env } = await projected();
+    const service = await spawnService({ ...env, PMACONTROL_DRIFT_INTERVAL_MS: '200' });
+    try {
+      const admin = await token(env, 'admin', 'admin', true);
+      const server = await post(service, 'servers', {
+        id_client: 99,
+        id_environment: 1,
+        name: 'db1',
+        ip: '10.0.0.1',
+        login: 'monitor',
+        passwd: 'Set-In-Service',
+      });
+      const alias = await post(service, 'aliases', { id_mysql_server: server, dns: 'db1.example.net', port: 3306 });
+      await equalWithin(1000, db.url, service.url, cryptConfig, admin);
+      assert.equal((await send(service.url, 'GET', '/fr/api/pmacontrol/drift')).body.items, []);
+      await pmacontrolEdits(db.url, cryptConfig, server, alias);
+      const found = (await send(service.url, 'GET', '/fr/api/pmacontrol/drift')).body.items;
+      assert.equal(found, [
+        { table: 'tag', id: 50, column: null, service: null, pmacontrol: 'row' },
+        { table: 'alias_dns', id: alias, column: null, service: 'row', pmacontrol: null },
+        { table: 'mysql_server', id: server, column: 'display_name', service: 'db1', pmacontrol: 'Edited' },
+        { table: 'mysql_server', id: server, column: 'login', service: 'monitor', pmacontrol: 'edited' },
+        { table: 'mysql_server', id: server, column: 'passwd', service: '[redacted]', pmacontrol: '[redacted]' },
+      ]);
+      assert.not.match(JSON.stringify(found), 'Set-In');
+      let status = (await send(service.url, 'GET', '/fr/api/pmacontrol/status')).body;
+      for (let i = 0; i < 60 && !status.drift; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = (await send(service.url, 'GET', '/fr/api/pmacontrol/status')).body;
+      }
+      assert.is(status.drift, 5, 'the scheduled look found them');
+      assert.match(service.output(), "pmacontrol drift: PmaControl's tables differ");
+
+      await adoptThenOverwrite(service, admin, server, alias);
+      await equalWithin(2000, db.url, service.url, cryptConfig, admin);
+    } finally {
+      await service.stop();
       await db.drop();
     }
   });

@@ -34,6 +34,9 @@ export type ApiRouteKind =
   | 'push'
   | 'ansibleInventory'
   | 'pmacontrolStatus'
+  | 'pmacontrolDrift'
+  | 'adoptDrift'
+  | 'overwriteDrift'
   | 'healthz'
   | 'readyz'
   | 'metrics'
@@ -115,6 +118,9 @@ export const API_ROUTES: ApiRouteDescriptor[] = [
   { kind: 'push', method: 'POST', path: `${API_BASE}/pmacontrol/push`, access: 'writer', basic: true },
   { kind: 'ansibleInventory', method: 'GET', path: `${API_BASE}/inventory/ansible`, access: 'reader' },
   { kind: 'pmacontrolStatus', method: 'GET', path: `${API_BASE}/pmacontrol/status`, access: 'reader' },
+  { kind: 'pmacontrolDrift', method: 'GET', path: `${API_BASE}/pmacontrol/drift`, access: 'reader' },
+  { kind: 'adoptDrift', method: 'POST', path: `${API_BASE}/pmacontrol/drift/adopt`, access: 'admin' },
+  { kind: 'overwriteDrift', method: 'POST', path: `${API_BASE}/pmacontrol/drift/overwrite`, access: 'admin' },
   { kind: 'openApi', method: 'GET', path: OPENAPI_PATH, access: 'open' },
   { kind: 'healthz', method: 'GET', path: '/healthz', access: 'open' },
   { kind: 'readyz', method: 'GET', path: '/readyz', access: 'open' },

@@ -1,12 +1,15 @@
 import type { Context } from 'koa';
 import { ansibleInventory, type InventoryLists } from '../../application/ansible-inventory.js';
+import type { DriftSelection } from '../../application/pmacontrol-drift.js';
 import type { PmaControlProjection } from '../../application/pmacontrol-projection.js';
 import type { ParseWrite, PushOutcome } from '../../application/push.js';
 import { readPush } from '../../application/push-request.js';
 import type { ConfigService } from '../../application/service.js';
 import type { ResourceName } from '../../domain/resources.js';
+import { ValidationFailed } from '../../domain/shared/errors.js';
 import type { WriteValidator } from '../../schemas/validator.js';
 import { readJson } from '../body.js';
+import { RequestError } from '../errors.js';
 import { parseMoment } from '../moments.js';
 import { refuseQuery, singleParameters } from '../request.js';
 import { callerOf, jsonResponse, write } from '../writes.js';
@@ -75,5 +78,62 @@ export function projectionStatus(ctx: Context, service: ConfigService, projectio
     applied_at: null,
     last_error: null,
     last_error_at: null,
+    drift: null,
+    drift_checked_at: null,
   };
+}
+
+/** The projection, or a 404 saying that no PmaControl database is configured. */
+function projectionOf(projection?: PmaControlProjection): PmaControlProjection {
+  if (!projection) throw new RequestError(404, 'not_found', 'no PmaControl database is configured (PMACONTROL_DB_URL)');
+  return projection;
+}
+
+/** `GET /fr/api/pmacontrol/drift` (reader): PmaControl's rows compared with the entries, now. */
+export async function drift(ctx: Context, projection?: PmaControlProjection): Promise<void> {
+  refuseQuery(ctx);
+  ctx.body = (await projectionOf(projection).drift()).report;
+}
+
+/** `{"all": true}`, or `{"items": [{"table", "id", "column"}]}` naming differences of the drift. */
+function selection(body: Record<string, unknown>): DriftSelection {
+  const keys = Object.keys(body);
+  if (body.all === true && keys.length === 1) return { all: true };
+  const items = body.items;
+  const valid =
+    keys.length === 1 &&
+    Array.isArray(items) &&
+    items.length > 0 &&
+    items.every(
+      (item) =>
+        item !== null &&
+        typeof item === 'object' &&
+        typeof item.table === 'string' &&
+        Number.isSafeInteger(item.id) &&
+        (item.column === null || typeof item.column === 'string'),
+    );
+  if (!valid) {
+    throw new ValidationFailed([
+      {
+        field: 'items',
+        code: 'invalid_value',
+        message: 'send {"all": true} or {"items": [{"table", "id", "column"}, …]} as the drift lists them',
+      },
+    ]);
+  }
+  return { items: items as { table: string; id: number; column: string | null }[] };
+}
+
+/** `POST /fr/api/pmacontrol/drift/adopt` (admin): the chosen differences recorded as changes, actor `pmacontrol`. */
+export async function adoptDrift(ctx: Context, projection?: PmaControlProjection): Promise<void> {
+  refuseQuery(ctx);
+  const chosen = selection((await readJson(ctx)).value);
+  ctx.body = await projectionOf(projection).adopt(chosen, { actor: 'pmacontrol', requestId: ctx.state.requestId });
+}
+
+/** `POST /fr/api/pmacontrol/drift/overwrite` (admin): the chosen rows written again as the configuration has them. */
+export async function overwriteDrift(ctx: Context, projection?: PmaControlProjection): Promise<void> {
+  refuseQuery(ctx);
+  const chosen = selection((await readJson(ctx)).value);
+  ctx.body = await projectionOf(projection).overwrite(chosen);
 }

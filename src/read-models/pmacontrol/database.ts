@@ -166,14 +166,34 @@ export class PmaControlDatabase {
   apply(holder: string, leaseMs: number, position: number, writes: EntryWrite[]): Promise<boolean> {
     return this.locked(holder, leaseMs, async (held) => {
       if (!held) return false;
-      for (const [table, ids] of groupBy(writes.filter((w) => !w.row))) {
-        await this.query(`DELETE FROM ${quote(table)} WHERE id IN (?)`, [ids.map((w) => w.id)]);
-      }
-      for (const [table, rows] of groupBy(writes.filter((w) => w.row))) await this.upsert(table, rows);
-      await this.links(writes);
+      await this.write(writes);
       await this.query(`UPDATE ${quote(STATE_TABLE)} SET position = ?, applied_at = NOW(6) WHERE id = 1`, [position]);
       return true;
     });
+  }
+
+  /**
+   * Writes rows as the service has them, whoever holds the lease (an overwrite of drift), in one
+   * transaction that locks the state row: it never interleaves with a batch being applied.
+   */
+  async overwrite(writes: EntryWrite[]): Promise<void> {
+    await this.query('START TRANSACTION');
+    try {
+      await this.query(`SELECT id FROM ${quote(STATE_TABLE)} WHERE id = 1 FOR UPDATE`);
+      await this.write(writes);
+      await this.query('COMMIT');
+    } catch (error) {
+      this.drop();
+      throw error;
+    }
+  }
+
+  private async write(writes: EntryWrite[]): Promise<void> {
+    for (const [table, ids] of groupBy(writes.filter((w) => !w.row))) {
+      await this.query(`DELETE FROM ${quote(table)} WHERE id IN (?)`, [ids.map((w) => w.id)]);
+    }
+    for (const [table, rows] of groupBy(writes.filter((w) => w.row))) await this.upsert(table, rows);
+    await this.links(writes);
   }
 
   private async upsert(table: string, writes: EntryWrite[]): Promise<void> {

@@ -1,7 +1,7 @@
-import { KEPT, type Kept, type Row } from '../application/pmacontrol-rows.js';
 import type { ResourceName } from '../domain/resources.js';
 import type { PmaControlLink } from '../domain/shared/declaration.js';
 import type { FieldSpec } from '../domain/shared/fields.js';
+import { KEPT, type Kept, type Row } from './pmacontrol-rows.js';
 
 export type { Row };
 
