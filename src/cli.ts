@@ -64,6 +64,7 @@ const RUN: Record<string, (args: string[]) => Promise<number> | number> = {
   export: runExport,
   import: runImport,
   'import-pmacontrol': async (args) => (await import('./commands/import-pmacontrol.js')).runImportPmaControl(args),
+  'pmacontrol-ini': async (args) => (await import('./commands/pmacontrol-ini.js')).runPmaControlIni(args),
   'rotate-key': runRotateKey,
   'copy-log': async (args) => (await import('./commands/copy-log.js')).runCopyLog(args),
   verify: async (args) => (await import('./commands/verify.js')).runVerify(args),

@@ -93,6 +93,18 @@ export const COMMANDS: CommandHelp[] = [
       RUNS_ON_A_SERVED_DATA_DIR,
   },
   {
+    name: 'pmacontrol-ini',
+    usage: 'pmacontrol-ini --out FILE [--watch] [--crypt-key-file FILE]',
+    summary: "write PmaControl's connection file (db.config.ini.php) from the servers",
+    details:
+      "Writes FILE as PmaControl's generateMySQLConfig() writes configuration/db.config.ini.php: its header, then\n" +
+      'a section per live server in id order, its password as PmaControl ciphertext, crypted=1. Soft-deleted\n' +
+      "servers are left out (PmaControl's generator keeps them). Written through a file beside it and renamed, and\n" +
+      'only when its content changes. --watch: again after every change that affects it, until SIGTERM or\n' +
+      "SIGINT. PmaControl's key: --crypt-key-file or PMACONTROL_CRYPT_KEY_FILE.\n" +
+      RUNS_ON_A_SERVED_DATA_DIR,
+  },
+  {
     name: 'rotate-key',
     usage: 'rotate-key --new-key KEY',
     summary: 're-seal every secret under a new key, as events',

@@ -1,0 +1,149 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { BASE, send } from '../support/harness.js';
+import { phpAvailable, pmacontrolDecrypt, writeCryptConfig } from '../support/php.js';
+import { ROOT, runCli, type ServiceProcess, spawnService, tempDir } from '../support/process.js';
+
+/**
+ * The fixture is the file PmaControl's generateMySQLConfig() writes for the rows below (its header,
+ * a section per server, two empty lines after each), with each password ciphertext shown as
+ * `{the password}`; the soft-deleted server, which PmaControl's generator keeps, is left out.
+ */
+const FIXTURE = readFileSync(join(ROOT, 'test/fixtures/db.config.ini.php'), 'utf8');
+const php = phpAvailable();
+const it = suite("pmacontrol-ini: PmaControl's connection file, as its generator writes it");
+
+const SERVERS = [
+  { name: 'db-paris-01', ip: '10.0.0.21', login: 'pmacontrol', passwd: 'Paris-01-pw' },
+  {
+    name: 'db-lyon-01',
+    ip: '10.0.1.21',
+    port: 3307,
+    login: 'monitor',
+    passwd: 'Lyon pässword',
+    database: 'pmacontrol',
+  },
+  { name: 'db-old', ip: '10.0.9.9', login: 'pmacontrol', passwd: 'Old-pw' },
+  { name: 'db-paris-02', ip: 'db-paris-02.example.net', login: 'pmacontrol', passwd: 'Paris-02-pw' },
+];
+
+async function fleet(service: ServiceProcess) {
+  for (const server of SERVERS) {
+    const made = await send(service.url, 'POST', `${BASE}/servers`, {
+      body: { id_client: 99, id_environment: 1, ...server },
+    });
+    assert.is(made.status, 201, made.text);
+  }
+  assert.is((await send(service.url, 'DELETE', `${BASE}/servers/3`)).status, 200);
+}
+
+/** The file with each password ciphertext opened by PHP, as `{password}`. */
+function opened(text: string, cryptConfig: string): string {
+  const ciphertexts = [...text.matchAll(/^password=(.*)$/gm)].map((m) => m[1]!);
+  const plain = pmacontrolDecrypt(cryptConfig, ciphertexts);
+  let i = 0;
+  return text.replace(/^password=.*$/gm, () => `password={${plain[i++]}}`);
+}
+
+function watching(
+  args: string[],
+  env: Record<string, string>,
+): { child: ChildProcess; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: 'ignore',
+  });
+  return { child, exited: new Promise((resolve) => child.once('exit', resolve)) };
+}
+
+const until = async (check: () => boolean, what: string) => {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(check(), what);
+};
+
+(php ? it : it.skip)('the file equals what PmaControl writes for the same rows, soft-deleted left out', async () => {
+  const dir = tempDir();
+  const cryptConfig = writeCryptConfig(dir);
+  const env = { DATA_DIR: join(dir, 'data'), PMACONTROL_CRYPT_KEY_FILE: cryptConfig };
+  const service = await spawnService(env);
+  try {
+    await fleet(service);
+    const out = join(dir, 'db.config.ini.php');
+    const run = await runCli(['pmacontrol-ini', '--out', out], env);
+    assert.is(run.code, 0, run.stderr);
+    const text = readFileSync(out, 'utf8');
+    assert.is(opened(text, cryptConfig), FIXTURE);
+    assert.not.match(text, 'Old-pw');
+    assert.equal(
+      readdirSync(dir).filter((f) => f.includes('.tmp')),
+      [],
+      'no temporary file left',
+    );
+    const before = statSync(out);
+    const again = await runCli(['pmacontrol-ini', '--out', out], env);
+    assert.is(again.code, 0);
+    assert.match(again.stderr, 'unchanged');
+    const after = statSync(out);
+    assert.equal([after.mtimeMs, after.ino], [before.mtimeMs, before.ino], 'not written again: nothing changed');
+    assert.is(readFileSync(out, 'utf8'), text, 'the same ciphertexts');
+  } finally {
+    await service.stop();
+  }
+});
+
+(php ? it : it.skip)(
+  '--watch: written again after each change that affects it; a restart writes nothing new',
+  async () => {
+    const dir = tempDir();
+    const cryptConfig = writeCryptConfig(dir);
+    const env = { DATA_DIR: join(dir, 'data'), PMACONTROL_CRYPT_KEY_FILE: cryptConfig, POLL_INTERVAL_MS: '50' };
+    const service = await spawnService(env);
+    const out = join(dir, 'db.config.ini.php');
+    const read = () => {
+      try {
+        return readFileSync(out, 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    try {
+      const watch = watching(['pmacontrol-ini', '--out', out, '--watch'], env);
+      await until(() => read().startsWith(';[name_of_connection]'), 'the first write');
+      await fleet(service);
+      await until(() => read().includes('[db-paris-02]') && !read().includes('[db-old]'), 'the servers written');
+      const patched = await send(service.url, 'PATCH', `${BASE}/servers/1`, {
+        body: { passwd: 'Changed-pw', port: 3310 },
+      });
+      assert.is(patched.status, 200);
+      await until(() => read().includes('port=3310'), 'the change written');
+      assert.match(opened(read(), cryptConfig), 'password={Changed-pw}');
+      watch.child.kill('SIGTERM');
+      assert.is(await watch.exited, 0);
+
+      const written = statSync(out).mtimeMs;
+      const restarted = watching(['pmacontrol-ini', '--out', out, '--watch'], env);
+      await new Promise((r) => setTimeout(r, 3000));
+      assert.is(statSync(out).mtimeMs, written, 'a restart on an unchanged configuration writes nothing');
+      await send(service.url, 'DELETE', `${BASE}/servers/2`);
+      await until(() => !read().includes('[db-lyon-01]'), 'a soft delete takes the server out');
+      restarted.child.kill('SIGTERM');
+      assert.is(await restarted.exited, 0);
+    } finally {
+      await service.stop();
+    }
+  },
+);
+
+it('refused without an output file or a PmaControl key', async () => {
+  const env = { DATA_DIR: tempDir() };
+  const noOut = await runCli(['pmacontrol-ini'], env);
+  assert.equal([noOut.code, noOut.stderr.includes('--out FILE')], [2, true], noOut.stderr);
+  const noKey = await runCli(['pmacontrol-ini', '--out', join(tempDir(), 'x')], env);
+  assert.match(noKey.stderr, "PmaControl's key");
+});
+
+it.run();
