@@ -3,10 +3,13 @@ import { join } from 'node:path';
 import { type Connection, createConnection } from 'mysql2/promise';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { createPmaControlCrypt, readPmaControlCryptKey } from '../../src/application/pmacontrol-crypt.js';
+import { cipherColumns, KEPT } from '../../src/application/pmacontrol-rows.js';
 import { BASE } from '../support/harness.js';
 import { makeKey } from '../support/keys.js';
 import { freshDatabase, mariadbUrl, skipWithoutMariadb } from '../support/mariadb.js';
 import { phpAvailable, pmacontrolEncrypt, writeCryptConfig } from '../support/php.js';
+import { readTables, withSchema } from '../support/pmacontrol-tables.js';
 import { ROOT, runCli, servedDataDir, spawnService, tempDir } from '../support/process.js';
 
 const url = await mariadbUrl();
@@ -79,6 +82,16 @@ async function insertServers(connection: Connection, pw10: string, pw12: string)
   await connection.query(
     'INSERT INTO link__mysql_server__tag (id_mysql_server, id_tag) VALUES (10, 3), (10, 5), (12, 5)',
   );
+}
+
+/** Waits until the service has written everything into PmaControl's tables. */
+async function waitCaughtUp(serviceUrl: string) {
+  let status = { lag: -1, position: 0 };
+  for (let i = 0; i < 200 && (status.lag !== 0 || status.position === 0); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    status = await fetch(`${serviceUrl}/fr/api/pmacontrol/status`).then((r) => r.json());
+  }
+  return status;
 }
 
 const get = (service: { url: string }, path: string, headers: Record<string, string> = {}) =>
@@ -290,6 +303,67 @@ else {
     } finally {
       await connection.end();
       await db.drop();
+    }
+  });
+
+  /** Columns that say how a value is kept, or when, rather than what it is. */
+  const REPRESENTATION = new Set(['is_password_crypted', 'added_on', 'date', 'date_refresh', 'fingerprint']);
+
+  /**
+   * Every row of every table the service writes, as what it says: ciphertexts opened (a password
+   * PmaControl kept in clear taken as it is), a link row without its own counter.
+   */
+  async function keptRows(url: string, cryptConfig: string) {
+    const crypt = createPmaControlCrypt(readPmaControlCryptKey(cryptConfig));
+    const kept: Record<string, unknown[]> = {};
+    for (const [table, rows] of Object.entries(await readTables(url))) {
+      const declared = KEPT.find((k) => k.table.table === table);
+      const ciphers = declared ? cipherColumns(declared) : [];
+      kept[table] = rows.map((row) => {
+        const copy: Record<string, unknown> = {};
+        for (const [column, value] of Object.entries(row)) {
+          if (REPRESENTATION.has(column) || (!declared && column === 'id')) continue;
+          const clear =
+            typeof value !== 'string' ||
+            value === '' ||
+            (column === 'passwd' && Number(row.is_password_crypted) === 0) ||
+            /^ssh-|-----BEGIN/.test(value);
+          copy[column] = ciphers.includes(column) && !clear ? crypt.decrypt(value).trim() : value;
+        }
+        return copy;
+      });
+    }
+    return kept;
+  }
+
+  test('an import, then the service writing into an empty copy of the schema, gives back the same rows', async () => {
+    const cryptConfig = writeCryptConfig(tempDir());
+    const { db, connection } = await pmacontrolDatabase(cryptConfig);
+    const empty = await freshDatabase(url!);
+    try {
+      // PmaControl writes its flags and literal '' as it does; this service writes what they mean.
+      await connection.query("UPDATE mysql_server SET ssh_login = '' WHERE ssh_login = ?", ["''"]);
+      await connection.query("UPDATE mysql_server SET display_name = name WHERE display_name = ''");
+      const env = { DATA_DIR: await servedDataDir() };
+      const run = await runCli(['import-pmacontrol', '--from', db.url, '--crypt-key-file', cryptConfig], env);
+      assert.is(run.code, 0, run.stderr);
+      await withSchema(empty.url);
+      const service = await spawnService({
+        ...env,
+        PMACONTROL_DB_URL: empty.url,
+        PMACONTROL_CRYPT_KEY_FILE: cryptConfig,
+      });
+      try {
+        const { lag } = await waitCaughtUp(service.url);
+        assert.is(lag, 0);
+      } finally {
+        await service.stop();
+      }
+      assert.equal(await keptRows(empty.url, cryptConfig), await keptRows(db.url, cryptConfig));
+    } finally {
+      await connection.end();
+      await db.drop();
+      await empty.drop();
     }
   });
 
