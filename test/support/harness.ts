@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
+import type { PmaControlProjection } from '../../src/application/pmacontrol-projection.js';
 import { assertMatches } from '../../src/application/secret-key.js';
 import { type Clock, ConfigService } from '../../src/application/service.js';
 import type { AccessSettings } from '../../src/config.js';
@@ -77,6 +78,8 @@ export interface HarnessOptions {
   openPmaControl?: (ciphertext: string) => string;
   /** Signs the log's checkpoints, as the real service does (LogKeyRecorded comes after the genesis). */
   logKey?: SignerKey;
+  /** Makes the projection into PmaControl's tables, as PMACONTROL_DB_URL does for the real service. */
+  pmacontrol?: (service: ConfigService, logger: Logger) => PmaControlProjection;
 }
 
 /** A logger whose lines land in `logs`. */
@@ -122,7 +125,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const readModels = options.readModels ?? new SqliteReadModelStore(':memory:');
   const key = options.secretKey ?? randomBytes(32);
   const service = await startService(store, readModels, key, options.clock ?? testClock(), logs, options.logKey);
+  const pmacontrol = options.pmacontrol?.(service, logger);
+  pmacontrol?.start();
   const handler = createHandler({
+    pmacontrol,
     service,
     logger,
     openapi: buildOpenApi('test'),
@@ -150,6 +156,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       service.feed.closeAll();
       server.closeIdleConnections();
       await closed;
+      await pmacontrol?.stop();
       await service.stop();
       await store.close();
       readModels.close();
