@@ -62,6 +62,9 @@ export interface ProjectionOptions {
   driftMs: number;
 }
 
+/** How long a batch folded waits for the next ones before they are written together. */
+const COALESCE_MS = 20;
+
 /** The longest wait between two tries while PmaControl's database cannot be reached. */
 const MAX_BACKOFF_MS = 5000;
 
@@ -79,6 +82,8 @@ export class PmaControlProjection {
   private down = false;
   private lastDrift: { count: number; at: string } | null = null;
   private nextDrift = 0;
+  /** When the lease must be renewed, if no batch has renewed it by then. */
+  private renewAt = 0;
 
   constructor(private readonly options: ProjectionOptions) {
     options.service.projector.listen(() => this.wake?.());
@@ -151,7 +156,9 @@ export class PmaControlProjection {
         const timer = setTimeout(resolve, pause);
         this.wake = () => {
           clearTimeout(timer);
-          resolve();
+          // Batches folded within a few milliseconds go into one transaction (bench/pmacontrol.ts).
+          setTimeout(resolve, this.stopped ? 0 : COALESCE_MS);
+          this.wake = undefined;
         };
       });
       this.wake = undefined;
@@ -161,8 +168,12 @@ export class PmaControlProjection {
   /** One turn: the lease taken or renewed, then one batch applied if this instance holds it; true if more waits. */
   private async step(): Promise<boolean> {
     const { database, leaseMs } = this.options;
-    this.applying = await database.lease(this.holder, leaseMs);
-    this.known = await database.state();
+    // Each batch renews the lease in its own transaction: a separate renewal only while idle or waiting.
+    if (!this.applying || Date.now() >= this.renewAt) {
+      this.applying = await database.lease(this.holder, leaseMs);
+      this.known = await database.state();
+      this.renewAt = Date.now() + leaseMs / 3;
+    }
     if (!this.applying) return false;
     if (this.known.position >= this.head) {
       await this.scheduledDrift();
@@ -174,7 +185,8 @@ export class PmaControlProjection {
       this.applying = false;
       return false;
     }
-    this.known = await database.state();
+    this.renewAt = Date.now() + leaseMs / 3;
+    this.known = { ...this.known, position, holder: this.holder, appliedAt: new Date().toISOString() };
     return position < this.head;
   }
 

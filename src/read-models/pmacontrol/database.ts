@@ -28,6 +28,9 @@ export interface EntryWrite {
   links: LinkRows[];
 }
 
+/** MariaDB's duplicate-key error. */
+const ER_DUP_ENTRY = 1062;
+
 const quote = (name: string) => `\`${name.replace(/`/g, '``')}\``;
 
 /** The lease and the position, in one row; created on first use. */
@@ -163,13 +166,20 @@ export class PmaControlDatabase {
    * lease (else nothing, and false): rows deleted, then rows written (columns PmaControl's table does
    * not have are left out; columns this service does not keep are left as they are), then link rows.
    */
-  apply(holder: string, leaseMs: number, position: number, writes: EntryWrite[]): Promise<boolean> {
-    return this.locked(holder, leaseMs, async (held) => {
-      if (!held) return false;
-      await this.write(writes);
-      await this.query(`UPDATE ${quote(STATE_TABLE)} SET position = ?, applied_at = NOW(6) WHERE id = 1`, [position]);
-      return true;
-    });
+  async apply(holder: string, leaseMs: number, position: number, writes: EntryWrite[]): Promise<boolean> {
+    const run = (park: boolean) =>
+      this.locked(holder, leaseMs, async (held) => {
+        if (!held) return false;
+        await this.write(writes, park);
+        await this.query(`UPDATE ${quote(STATE_TABLE)} SET position = ?, applied_at = NOW(6) WHERE id = 1`, [position]);
+        return true;
+      });
+    try {
+      return await run(false);
+    } catch (error) {
+      if ((error as { errno?: number }).errno !== ER_DUP_ENTRY) throw error;
+      return run(true); // values that moved between rows of the batch (two names swapped)
+    }
   }
 
   /**
@@ -180,7 +190,7 @@ export class PmaControlDatabase {
     await this.query('START TRANSACTION');
     try {
       await this.query(`SELECT id FROM ${quote(STATE_TABLE)} WHERE id = 1 FOR UPDATE`);
-      await this.write(writes);
+      await this.write(writes, true);
       await this.query('COMMIT');
     } catch (error) {
       this.drop();
@@ -188,9 +198,24 @@ export class PmaControlDatabase {
     }
   }
 
-  private async write(writes: EntryWrite[]): Promise<void> {
+  /**
+   * Deletes, then upserts, then link rows. `park`: the unique values of the rows about to be written
+   * are first set aside (their first text column made `\u0001<id>`), so that a value moving from one
+   * row to another within the batch never meets itself on the way.
+   */
+  private async write(writes: EntryWrite[], park = false): Promise<void> {
     for (const [table, ids] of groupBy(writes.filter((w) => !w.row))) {
       await this.query(`DELETE FROM ${quote(table)} WHERE id IN (?)`, [ids.map((w) => w.id)]);
+    }
+    if (park) {
+      for (const [table, rows] of groupBy(writes.filter((w) => w.row))) {
+        const columns = [...new Set((rows[0]!.kept.resource.declaration.unique ?? []).map((key) => key.fields[0]!))];
+        const set = columns
+          .filter((c) => this.columns.get(table)?.has(c))
+          .map((c) => `${quote(c)} = CONCAT(CHAR(1), id)`);
+        if (set.length === 0) continue;
+        await this.query(`UPDATE ${quote(table)} SET ${set.join(', ')} WHERE id IN (?)`, [rows.map((w) => w.id)]);
+      }
     }
     for (const [table, rows] of groupBy(writes.filter((w) => w.row))) await this.upsert(table, rows);
     await this.links(writes);
