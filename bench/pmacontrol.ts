@@ -53,7 +53,7 @@ async function creates(target: Target, name: string, rows?: Connection): Promise
   let polling = rows !== undefined;
   const poll = (async () => {
     while (polling) {
-      const [[row]] = (await rows!.query('SELECT MAX(id) AS id FROM mysql_server')) as any;
+      const [[row]] = (await rows!.query('SELECT MAX(id) AS id FROM mysql_server')) as unknown as [[{ id: unknown }]];
       const now = performance.now();
       for (let id = seen + 1; id <= Number(row.id ?? 0); id++) lags.push(Math.max(0, now - (answered.get(id) ?? now)));
       seen = Math.max(seen, Number(row.id ?? 0));
