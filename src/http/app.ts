@@ -8,6 +8,7 @@ import type { ConfigService } from '../application/service.js';
 import type { AccessSettings } from '../config.js';
 import { isResourceName } from '../domain/resources.js';
 import { type CiphertextOpener, WriteValidator } from '../schemas/validator.js';
+import { consoleRoutes } from './console.js';
 import { docsAsset, docsPage } from './docs.js';
 import { errorHandler, methodNotAllowed, misdirected, unknownResource, unknownRoute } from './errors.js';
 import { withFastReads } from './fast-read.js';
@@ -215,6 +216,7 @@ export function createApp(given: AppDeps): Koa {
   // Inside the error handler: a refusal (an unknown path's preflight) is a problem+json, with CORS.
   app.use(cors(deps.access?.corsOrigins ?? []));
   app.use(hostGuard(deps.hosts));
+  app.use(consoleRoutes);
   app.use(trailingSlash);
   app.use(routes(deps).routes());
   app.use(notFound);

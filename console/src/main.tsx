@@ -1,0 +1,124 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { type ApiError, getJson, token, type Whoami, whenUnauthorized } from './api.js';
+import { ChangesView } from './changes.js';
+import { EntryView } from './entry.js';
+import { LogView } from './log.js';
+import { MomentView } from './moment.js';
+import { Link, Notice } from './parts.js';
+import { onNavigate, routeOf } from './router.js';
+
+/**
+ * The audit console: the change log, an entry's history, the inventory at a moment and the log's
+ * integrity, for people. It uses the public API only, with the token the person signs in with.
+ */
+
+function SignIn({ reason, done }: { reason?: string; done: (who: Whoami) => void }) {
+  const [error, setError] = useState<string>();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const value = String(new FormData(event.currentTarget as HTMLFormElement).get('token') ?? '').trim();
+    token.set(value);
+    try {
+      done(await getJson<Whoami>('/fr/api/whoami'));
+    } catch (e) {
+      token.clear();
+      setError((e as ApiError).message);
+    }
+  };
+  return (
+    <form class="sign-in" onSubmit={submit} aria-labelledby="sign-in-title">
+      <h2 id="sign-in-title">Sign in with a token</h2>
+      {reason && <Notice kind="error">{reason}</Notice>}
+      {error && <Notice kind="error">{error}</Notice>}
+      <label>
+        Token
+        <input name="token" type="password" autoComplete="off" required />
+      </label>
+      <button type="submit">Sign in</button>
+      <p class="muted">The token is kept for this tab only.</p>
+    </form>
+  );
+}
+
+function Header({ who, signOut }: { who: Whoami | null; signOut: () => void }) {
+  return (
+    <header class="top">
+      <a class="skip" href="#main">
+        Skip to the content
+      </a>
+      <p class="brand">PmaControl configuration · audit</p>
+      <nav aria-label="Views">
+        <Link href="/fr/console/changes">Changes</Link>
+        <Link href="/fr/console/at">At a moment</Link>
+        <Link href="/fr/console/log">Log integrity</Link>
+      </nav>
+      <p class="who" aria-live="polite">
+        {who ? `${who.actor} (${who.role}${who.secrets ? ', reads secrets' : ''})` : 'not signed in'}
+        {token.get() && (
+          <button type="button" onClick={signOut}>
+            Sign out
+          </button>
+        )}
+      </p>
+    </header>
+  );
+}
+
+function View({ who }: { who: Whoami | null }) {
+  const route = routeOf(location.pathname);
+  switch (route.view) {
+    case 'changes':
+      return <ChangesView />;
+    case 'at':
+      return <MomentView />;
+    case 'log':
+      return <LogView />;
+    case 'entry':
+      return <EntryView resource={route.resource} id={route.id} who={who} />;
+    default:
+      return <Notice kind="error">There is no such view.</Notice>;
+  }
+}
+
+function App() {
+  const [who, setWho] = useState<Whoami | null>(null);
+  const [asking, setAsking] = useState<string | undefined>();
+  const [, setPlace] = useState(location.href);
+  useEffect(() => onNavigate(() => setPlace(location.href)), []);
+  useEffect(() => {
+    whenUnauthorized((detail) => {
+      token.clear();
+      setWho(null);
+      setAsking(detail);
+    });
+    getJson<Whoami>('/fr/api/whoami').then(setWho, () => setAsking('Sign in to read the change history.'));
+  }, []);
+  const signOut = () => {
+    token.clear();
+    setWho(null);
+    setAsking('Signed out.');
+  };
+  const canRead = who !== null && who.role !== 'none';
+  return (
+    <>
+      <Header who={who} signOut={signOut} />
+      <main id="main">
+        {(asking !== undefined || !canRead) && (
+          <SignIn
+            reason={asking}
+            done={(w) => {
+              setWho(w);
+              setAsking(undefined);
+            }}
+          />
+        )}
+        {canRead && asking === undefined && <View key={location.pathname + location.search} who={who} />}
+      </main>
+    </>
+  );
+}
+
+const root = document.getElementById('app')!;
+root.replaceChildren(); // the page's loading line
+render(<App />, root);

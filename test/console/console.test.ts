@@ -1,0 +1,244 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { BASE, send } from '../support/harness.js';
+import { runCli, type ServiceProcess, spawnService, tempDir } from '../support/process.js';
+import { toolAvailable } from '../support/tools.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+];
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+/** Where the screenshots of each view are kept after the run, to be looked at (never committed). */
+const SHOTS = process.env.CONSOLE_SCREENSHOTS ?? join(tmpdir(), 'pmacontrol-console-screenshots');
+mkdirSync(SHOTS, { recursive: true });
+
+const it = suite('the audit console at /fr/console/, in Debian chromium: every view, through the public API only');
+
+interface World {
+  service: ServiceProcess;
+  browser: Browser;
+  admin: string;
+  reader: string;
+  /** Every URL the pages asked for. */
+  requested: string[];
+}
+
+async function token(env: Record<string, string>, name: string, role: string) {
+  const issued = await runCli(['token', 'create', '--name', name, '--role', role], env);
+  assert.is(issued.code, 0, issued.stderr);
+  return issued.stdout.trim().split('\n').pop()!;
+}
+
+/** Runs axe-core on the page: no serious or critical violation. */
+async function accessible(page: Page, view: string) {
+  await page.evaluate(AXE); // through the debugger protocol: the page's own CSP stays in force for it
+  const found = await page.evaluate(async () => {
+    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
+  });
+  const bad = found.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
+  assert.equal(bad, [], `${view}: ${JSON.stringify(bad)}`);
+  await page.screenshot({ path: join(SHOTS, `${view}.png`), fullPage: true });
+}
+
+async function signIn(page: Page, url: string, value: string) {
+  await page.goto(`${url}/fr/console/`);
+  await page.getByRole('textbox', { name: 'Token' }).fill(value);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Changes' }).waitFor();
+}
+
+const authed = (value: string) => ({ Authorization: `Bearer ${value}` });
+
+async function seed(world: World) {
+  const headers = authed(world.admin);
+  const post = (path: string, body: unknown) => send(world.service.url, 'POST', `${BASE}/${path}`, { body, headers });
+  await post('tags', { name: 'galera', color: '#FFFFFF', background: '#000000' });
+  const server = await post('servers', {
+    id_client: 99,
+    id_environment: 1,
+    name: 'db-paris-01',
+    ip: '10.0.0.21',
+    login: 'monitor',
+    passwd: 'First-Secret-Password',
+  });
+  assert.is(server.status, 201, server.text);
+  const patch = (body: unknown) =>
+    send(world.service.url, 'PATCH', `${BASE}/servers/${server.body.id}`, { body, headers });
+  assert.is((await patch({ login: 'changed' })).status, 200);
+  assert.is((await patch({ passwd: 'Second-Secret-Password' })).status, 200);
+}
+
+let world: World;
+const browserAvailable = toolAvailable(CHROMIUM, ['--version'], 'BROWSER_REQUIRED', 'the audit console in a browser');
+const test = browserAvailable ? it : it.skip;
+
+it.before(async () => {
+  if (!browserAvailable) return;
+  const env = { DATA_DIR: tempDir(), ANONYMOUS_ROLE: 'none' };
+  await (await spawnService(env)).stop();
+  const admin = await token(env, 'auditor', 'admin');
+  const reader = await token(env, 'reader', 'reader');
+  const service = await spawnService(env);
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+  world = { service, browser, admin, reader, requested: [] };
+  await seed(world);
+});
+
+it.after(async () => {
+  if (!world) return;
+  await world.browser.close();
+  await world.service.stop();
+  const elsewhere = world.requested.filter((url) => !url.startsWith(world.service.url) && !url.startsWith('blob:'));
+  assert.equal(elsewhere, [], 'no request leaves the origin');
+  console.log(`  console screenshots: ${SHOTS}`);
+});
+
+async function page(viewport = { width: 1280, height: 800 }): Promise<Page> {
+  const context = await world.browser.newContext({ viewport, acceptDownloads: true });
+  const made = await context.newPage();
+  made.on('request', (request) => world.requested.push(request.url()));
+  made.on('pageerror', (error) => assert.unreachable(`the page threw: ${error.message}`));
+  return made;
+}
+
+test('the sign-in page: accessible; an unknown token is refused and asked again', async () => {
+  const p = await page();
+  await p.goto(`${world.service.url}/fr/console/changes`);
+  await p.getByRole('textbox', { name: 'Token' }).waitFor();
+  await accessible(p, 'sign-in');
+  await p.getByRole('textbox', { name: 'Token' }).fill(`pmc_${'A'.repeat(43)}`);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.getByText('the token is unknown').first().waitFor();
+  assert.is(await p.evaluate(() => sessionStorage.length), 0, 'a refused token is not kept');
+  const csp = (await p.request.get(`${world.service.url}/fr/console/`)).headers()['content-security-policy'];
+  assert.match(csp ?? '', "default-src 'self'");
+});
+
+test('sign in; the changes, newest first, with diffs; a password only as [redacted]', async () => {
+  const p = await page();
+  await signIn(p, world.service.url, world.admin);
+  await p.getByText('auditor (admin)').waitFor();
+  const rows = p.locator('table.changes tbody tr');
+  await rows.first().waitFor();
+  assert.match((await rows.first().textContent()) ?? '', 'ServerUpdated');
+  const login = p.locator('tr', { hasText: 'login' }).first();
+  assert.match(await login.locator('del').innerText(), 'monitor');
+  assert.match(await login.locator('ins').innerText(), 'changed');
+  const content = await p.content();
+  assert.match(content, '[redacted]');
+  assert.not.match(content, 'Secret-Password', 'no password anywhere in the page');
+  await accessible(p, 'changes');
+});
+
+test('filters live in the URL and survive a reload; CSV download of the current filter', async () => {
+  const p = await page();
+  await signIn(p, world.service.url, world.admin);
+  await p.getByLabel('Resource').selectOption('tags');
+  await p.getByRole('button', { name: 'Apply filters' }).click();
+  await p.waitForFunction(() => location.search.includes('resource=tags'));
+  await p.reload();
+  await p.locator('table.changes tbody tr').first().waitFor();
+  assert.is(await p.getByLabel('Resource').inputValue(), 'tags');
+  const types = await p.locator('table.changes tbody tr td:nth-child(3)').allTextContents();
+  assert.equal([...new Set(types)], ['TagCreated']);
+  const [download] = await Promise.all([
+    p.waitForEvent('download'),
+    p.getByRole('button', { name: 'Download CSV' }).click(),
+  ]);
+  const csv = readFileSync((await download.path())!, 'utf8');
+  assert.match(csv, /^position,at,actor,request_id,type,resource,id,field,before,after/);
+  assert.match(csv, 'galera');
+  assert.not.match(csv, 'db-paris-01', 'the filter applies to the download');
+});
+
+test('a change made through the API appears live, marked as new', async () => {
+  const p = await page();
+  await signIn(p, world.service.url, world.admin);
+  await p.locator('table.changes tbody tr').first().waitFor();
+  await p.getByText('Live: new changes appear at the top.').waitFor();
+  const made = await send(world.service.url, 'POST', `${BASE}/tags`, {
+    body: { name: 'live-tag', color: '#FFFFFF', background: '#000000' },
+    headers: authed(world.admin),
+  });
+  assert.is(made.status, 201);
+  const fresh = p.locator('tr.fresh', { hasText: 'TagCreated' });
+  await fresh.waitFor({ timeout: 10_000 });
+  assert.match(await fresh.innerText(), 'New');
+});
+
+test('an entry: its history, an older version, and a revert for a writer', async () => {
+  const p = await page();
+  await signIn(p, world.service.url, world.admin);
+  await p.goto(`${world.service.url}/fr/console/servers/1`);
+  await p.getByRole('heading', { name: 'History' }).waitFor();
+  await p.getByText('Version 3 of 3').waitFor();
+  await p.goto(`${world.service.url}/fr/console/servers/1?version=1`);
+  await p.getByRole('heading', { name: 'As it was then' }).waitFor();
+  await p.locator('table.entry td', { hasText: '"monitor"' }).waitFor();
+  await accessible(p, 'entry');
+  await p.getByRole('button', { name: 'Revert to version 1' }).click();
+  await p.getByRole('button', { name: 'Confirm revert' }).click();
+  await p.getByText('ServerReverted').first().waitFor();
+  const now = await send(world.service.url, 'GET', `${BASE}/servers/1`, { headers: authed(world.admin) });
+  assert.equal([now.body.item.login, now.body.item.version], ['monitor', 4]);
+});
+
+test('a reader sees the history without a revert button', async () => {
+  const p = await page();
+  await signIn(p, world.service.url, world.reader);
+  await p.goto(`${world.service.url}/fr/console/servers/1`);
+  await p.getByRole('heading', { name: 'History' }).waitFor();
+  await p.locator('.history li').first().waitFor();
+  assert.is(await p.getByRole('button', { name: /Revert/ }).count(), 0);
+});
+
+test('the inventory at a past moment, and the differences between two moments', async () => {
+  const p = await page();
+  await signIn(p, world.service.url, world.admin);
+  const changes = await send(world.service.url, 'GET', '/fr/api/changes?limit=1000', { headers: authed(world.admin) });
+  const created = changes.body.items.find((c: { type: string }) => c.type === 'ServerCreated');
+  const at = new Date(Date.parse(created.at) + 1).toISOString();
+  await p.goto(`${world.service.url}/fr/console/at?at=${encodeURIComponent(at)}&from=${encodeURIComponent(at)}`);
+  await p.getByRole('heading', { name: 'servers (1)' }).waitFor();
+  await p.getByText('db-paris-01').first().waitFor();
+  await p.getByRole('heading', { name: 'Differences' }).waitFor();
+  await p.locator('.differences', { hasText: 'servers/1' }).waitFor();
+  await accessible(p, 'at');
+});
+
+test('the log: the checkpoint verified in the browser, and a change shown to be in it', async () => {
+  const p = await page();
+  await signIn(p, world.service.url, world.admin);
+  await p.goto(`${world.service.url}/fr/console/log?position=3`);
+  await p.getByText("signed by the log's key: verified here").waitFor();
+  await p.getByText('Verified here: change 3 is in the log').waitFor();
+  await accessible(p, 'log');
+});
+
+test('a narrow window: the changes fit its width; the keyboard reaches the filters', async () => {
+  const p = await page({ width: 420, height: 800 });
+  await signIn(p, world.service.url, world.admin);
+  await p.locator('table.changes tbody tr').first().waitFor();
+  const fits = await p.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
+  assert.ok(fits, 'no horizontal scroll');
+  await p.reload();
+  await p.locator('table.changes tbody tr').first().waitFor();
+  await p.keyboard.press('Tab');
+  assert.is(await p.evaluate(() => document.activeElement?.textContent), 'Skip to the content');
+  await p.keyboard.press('Tab');
+  assert.is(await p.evaluate(() => document.activeElement?.textContent), 'Changes', 'then the views');
+  await p.screenshot({ path: join(SHOTS, 'narrow.png'), fullPage: true });
+});
+
+it.run();
