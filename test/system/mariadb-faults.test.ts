@@ -18,9 +18,12 @@ function traffic(url: string) {
   const waiting = new Set<number>();
   let running = true;
   let n = 0;
+  // Names of this traffic's own: the suite's tests share one service, and a name another test made
+  // would be refused (409), which is not what these tests look at.
+  const prefix = randomBytes(3).toString('hex');
   const writers = Array.from({ length: 4 }, async () => {
     while (running) {
-      const name = `t-${n++}`;
+      const name = `t-${prefix}-${n++}`;
       const sent = Date.now();
       waiting.add(sent);
       try {
