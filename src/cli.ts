@@ -25,8 +25,15 @@ async function serve(): Promise<void> {
   }
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const running = await start(config, logger);
+  // The signals are taken before the start ends (the "listening" line is written just before it
+  // does): one that comes meanwhile ends the process with 0, as a stop does; nothing was answered
+  // yet, and what the start was writing is made whole again at the next start.
+  let running: Awaited<ReturnType<typeof start>> | undefined;
   const shutdown = (signal: string) => {
+    if (!running) {
+      logger.info({ signal }, 'stopped before the start ended');
+      process.exit(0);
+    }
     logger.info({ signal }, 'shutting down');
     running.shutdown().then(
       () => process.exit(0),
@@ -38,6 +45,7 @@ async function serve(): Promise<void> {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  running = await start(config, logger);
 }
 
 function runOpenApi(args: string[]): number {
