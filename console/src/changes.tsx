@@ -1,3 +1,4 @@
+import { memo } from 'preact/compat';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Change, getJson, query, RESOURCES, request } from './api.js';
 import { follow } from './feed.js';
@@ -58,7 +59,8 @@ function FilterForm({ filters }: { filters: Filters }) {
   );
 }
 
-function ChangeRow({ change, fresh }: { change: Change; fresh: boolean }) {
+/** One change; drawn again only when it or its mark changes (older pages add rows under the ones shown). */
+const ChangeRow = memo(function ChangeRow({ change, fresh }: { change: Change; fresh: boolean }) {
   const entry =
     change.resource && change.id !== null ? (
       <Link href={entryPath(change.resource, change.id)}>{`${change.resource}/${change.id}`}</Link>
@@ -89,7 +91,7 @@ function ChangeRow({ change, fresh }: { change: Change; fresh: boolean }) {
       </td>
     </tr>
   );
-}
+});
 
 function ChangeTable({ changes, fresh }: { changes: Change[]; fresh: Set<number> }) {
   return (
