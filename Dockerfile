@@ -11,7 +11,6 @@ COPY package.json package-lock.json tsconfig.json ./
 COPY src ./src
 COPY projections ./projections
 COPY console ./console
-COPY scripts ./scripts
 RUN npm ci && npm prune --omit=dev
 
 # Runtime stage: the compiled build and the production dependencies only, as the unprivileged

@@ -1,4 +1,4 @@
-// Builds the audit console (console/) into dist/console/: one ES module bundle with Preact, its
+// Builds the audit console (console/src) into dist/console/: one ES module bundle with Preact, its
 // stylesheet and its page. Run by `npm run build`; the service serves dist/console at /fr/console/.
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
