@@ -89,6 +89,7 @@ function compare(kept: Kept, entry: EntryRecord, read: ReturnType<typeof readBac
   }
   if (!read.input) return items;
   for (const [field, spec] of Object.entries(kept.resource.declaration.fields)) {
+    if (spec.derived) continue; // made again from the other fields (an SSH key's type, bit, fingerprint)
     const theirs = read.input[field];
     if (spec.secret) {
       const ours = typeof entry[field] === 'string' && entry[field] !== '' ? open(entry[field] as Sealed) : undefined;

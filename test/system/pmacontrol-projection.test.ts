@@ -225,8 +225,19 @@ else {
         passwd: 'Set-In-Service',
       });
       const alias = await post(service, 'aliases', { id_mysql_server: server, dns: 'db1.example.net', port: 3306 });
+      const key = makeKey('ed25519', 2048, 'backup@pmacontrol');
+      await post(service, 'ssh-keys', {
+        name: 'k',
+        user: 'root',
+        public_key: key.publicKey,
+        private_key: key.privateKey,
+      });
       await equalWithin(1000, db.url, service.url, cryptConfig, admin);
-      assert.equal((await send(service.url, 'GET', '/fr/api/pmacontrol/drift')).body.items, []);
+      assert.equal(
+        (await send(service.url, 'GET', '/fr/api/pmacontrol/drift')).body.items,
+        [],
+        'no drift: derived fields too',
+      );
       await pmacontrolEdits(db.url, cryptConfig, server, alias);
       const found = (await send(service.url, 'GET', '/fr/api/pmacontrol/drift')).body.items;
       assert.equal(found, [
