@@ -15,10 +15,10 @@ import { createServer, type RequestListener, type Server, type ServerOptions } f
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { type Logger, pino } from 'pino';
+import type { ParseWrite } from './application/batch.js';
 import { openLogKey } from './application/log-key.js';
 import { createPmaControlCrypt, readPmaControlCryptKey } from './application/pmacontrol-crypt.js';
 import { PmaControlProjection } from './application/pmacontrol-projection.js';
-import type { ParseWrite } from './application/push.js';
 import { openRetiredKeys, openSecretKey } from './application/secret-key.js';
 import { ConfigService } from './application/service.js';
 import { StartRefused } from './application/start-refused.js';

@@ -1,10 +1,22 @@
 import { decide } from '../domain/decide.js';
 import { type Effect, evolve } from '../domain/evolve.js';
+import type { ResourceName } from '../domain/resources.js';
 import { DomainError } from '../domain/shared/errors.js';
 import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
 import { Journal } from '../engine/journal.js';
 import { type PrepareDeps, prepare, type WriteRequest } from './prepare.js';
+
+/**
+ * Checks and completes a write's fields as the routes do (defaults included), in the create or patch
+ * mode: what the application is given to read bodies that do not come through a route (a push, a
+ * row of PmaControl's read back).
+ */
+export type ParseWrite = (
+  resource: ResourceName,
+  mode: 'create' | 'patch',
+  body: Record<string, unknown>,
+) => Record<string, unknown>;
 
 /**
  * Many writes decided as one batch (an import, a push): each request is decided on the state as the

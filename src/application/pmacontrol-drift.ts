@@ -3,11 +3,11 @@ import { DomainError, type FieldError, ValidationFailed } from '../domain/shared
 import type { Sealed } from '../domain/shared/fields.js';
 import type { EntryRecord } from '../engine/table.js';
 import type { PmaControlDatabase } from '../read-models/pmacontrol/database.js';
+import type { ParseWrite } from './batch.js';
 import type { PmaControlCrypt } from './pmacontrol-crypt.js';
 import { KEPT, type Kept, type Row } from './pmacontrol-rows.js';
 import { documentFromTables, type PmaControlTables, TABLES } from './pmacontrol-tables.js';
 import type { WriteRequest } from './prepare.js';
-import type { ParseWrite } from './push.js';
 import type { ConfigService } from './service.js';
 
 /**

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { ResourceName } from '../domain/resources.js';
 import type { Sealed } from '../domain/shared/fields.js';
 import type { EntryWrite, PmaControlDatabase, ProjectionState } from '../read-models/pmacontrol/database.js';
+import type { ParseWrite } from './batch.js';
 import type { Caller } from './group-commit.js';
 import type { PmaControlCrypt } from './pmacontrol-crypt.js';
 import {
@@ -17,7 +18,6 @@ import {
   selected,
 } from './pmacontrol-drift.js';
 import { cipherColumns, KEPT, keptOf, type RowCrypt, rowOf } from './pmacontrol-rows.js';
-import type { ParseWrite } from './push.js';
 import type { ConfigService } from './service.js';
 
 /**

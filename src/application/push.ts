@@ -3,7 +3,7 @@ import { FALLBACK_CLIENT_ID } from '../domain/clients/resource.js';
 import type { ResourceName } from '../domain/resources.js';
 import { type DomainError, type FieldError, ValidationFailed } from '../domain/shared/errors.js';
 import type { ConfigState } from '../domain/state.js';
-import type { DecidedBatch } from './batch.js';
+import type { DecidedBatch, ParseWrite } from './batch.js';
 import type { WriteRequest } from './prepare.js';
 import type { Body, PushRequest, PushServer } from './push-request.js';
 
@@ -27,9 +27,6 @@ export interface PushOutcome {
   failed: PushedItem[];
   problems: FieldError[];
 }
-
-/** Checks and completes a write's fields as the routes do (defaults included), in the create or patch mode. */
-export type ParseWrite = (resource: ResourceName, mode: 'create' | 'patch', body: Body) => Body;
 
 /** Where the service's fields of a server come from in a push item, to report a problem where it was sent. */
 const SENT_AS: Record<string, string> = {

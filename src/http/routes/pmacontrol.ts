@@ -1,8 +1,9 @@
 import type { Context } from 'koa';
 import { ansibleInventory, type InventoryLists } from '../../application/ansible-inventory.js';
+import type { ParseWrite } from '../../application/batch.js';
 import type { DriftSelection } from '../../application/pmacontrol-drift.js';
 import type { PmaControlProjection } from '../../application/pmacontrol-projection.js';
-import type { ParseWrite, PushOutcome } from '../../application/push.js';
+import type { PushOutcome } from '../../application/push.js';
 import { readPush } from '../../application/push-request.js';
 import type { ConfigService } from '../../application/service.js';
 import type { ResourceName } from '../../domain/resources.js';
