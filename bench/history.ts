@@ -227,7 +227,8 @@ async function questions(served: Served): Promise<void> {
   const now = Date.now();
   const at = (i: number) => new Date(now - YEARS * 365 * DAY + ((i * 7919) % (YEARS * 365)) * DAY).toISOString();
   const history = await timed(served.url, 20, (i) => `/fr/api/config/servers/${1 + i * 487}/history`);
-  row("one server's history (~1,800 changes)", ms(history), 'p99 ≤ 50 ms');
+  const one = (await (await fetch(`${served.url}/fr/api/config/servers/1/history`)).json()) as { items: unknown[] };
+  row(`one server's history (${one.items.length} changes)`, ms(history), 'p99 ≤ 50 ms');
   const hour = new Date(now - 3_600_000).toISOString();
   row(
     'changes?since= the last hour',
