@@ -1,21 +1,8 @@
 // The auditor's questions on a large log: a page of changes with one filter, ?at= on one entry and on
 // the list of servers, the live feed to 100 clients, and the memory the service holds.
 // Usage: npm run bench:changes   (BENCH_EVENTS, default 1,000,000; BENCH_SERVERS, default 10,000)
-import { readFileSync } from 'node:fs';
 import { ACTORS, dataDir, EVENTS, generate, SERVERS, serve } from './large-log.js';
-import { percentiles, table } from './lib.js';
-
-async function timed(url: string, count: number, path: (i: number) => string): Promise<number[]> {
-  const times: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const started = performance.now();
-    const response = await fetch(url + path(i));
-    await response.arrayBuffer();
-    if (response.status !== 200) throw new Error(`${path(i)}: ${response.status}`);
-    times.push(performance.now() - started);
-  }
-  return times;
-}
+import { percentiles, rssMiB, table, timedGets as timed } from './lib.js';
 
 /** 100 live clients; how long after a write is sent each of them has it. */
 async function feedLatency(url: string, clients: number, writes: number): Promise<number[]> {
@@ -57,8 +44,6 @@ async function feedLatency(url: string, clients: number, writes: number): Promis
   if (latencies.length !== clients * writes) throw new Error(`${latencies.length} deliveries of ${clients * writes}`);
   return latencies;
 }
-
-const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 console.log(`node ${process.version}; a log of ${EVENTS} events over ${SERVERS} servers, in ${dataDir}`);
 const made = await generate();

@@ -6,9 +6,8 @@
 // appended through the store's own append, as the service would have, then the read models are
 // rebuilt (`replay`) and the service started on them.
 // Usage: npm run bench:history   (BENCH_HISTORY_EVENTS, BENCH_SEED)
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { CONFIG_STREAM } from '../src/application/projector.js';
@@ -19,7 +18,7 @@ import type { ImportItem } from '../src/application/transfer.js';
 import { loadConfig } from '../src/config.js';
 import type { DomainEvent } from '../src/domain/shared/types.js';
 import { openStores } from '../src/main.js';
-import { percentiles, scratchDir } from './lib.js';
+import { percentiles, rssMiB, type Served, scratchDir, serveProcess, timedGets } from './lib.js';
 
 const EVENTS = Number(process.env.BENCH_HISTORY_EVENTS ?? 10_000_000);
 const SERVERS = 10_000;
@@ -161,47 +160,10 @@ async function rebuilt(): Promise<number> {
   return events / seconds;
 }
 
-interface Served {
-  url: string;
-  pid: number;
-  startMs: number;
-  stop: () => void;
-}
-
-async function serve(): Promise<Served> {
-  const started = performance.now();
-  const child = spawn(process.execPath, ['dist/src/cli.js', 'serve'], {
-    env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  const port = await new Promise<number>((resolve) =>
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const line = output.split('\n').find((l) => l.includes('"listening"'));
-      if (line) resolve(JSON.parse(line).port);
-    }),
-  );
-  return {
-    url: `http://127.0.0.1:${port}`,
-    pid: child.pid!,
-    startMs: performance.now() - started,
-    stop: () => child.kill('SIGTERM'),
-  };
-}
-
-const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const serve = () => serveProcess(env, ['dist/src/cli.js']);
 
 async function timed(url: string, count: number, path: (i: number) => string): Promise<{ p50: number; p99: number }> {
-  const times: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const started = performance.now();
-    const response = await fetch(url + path(i));
-    await response.arrayBuffer();
-    if (response.status !== 200) throw new Error(`${path(i)}: ${response.status}`);
-    times.push(performance.now() - started);
-  }
-  return percentiles(times);
+  return percentiles(await timedGets(url, count, path));
 }
 
 /** A year of changes as CSV, streamed: the seconds, the bytes, and the service's peak RSS meanwhile. */

@@ -1,14 +1,13 @@
 // A large log for the benches that read history (bench/changes.ts, bench/console.ts): generated
 // through the service's own write path into a data directory of its own, then served by the
 // service in its own process, as users run it.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import type { WriteRequest } from '../src/application/prepare.js';
 import { ConfigService } from '../src/application/service.js';
 import { loadConfig } from '../src/config.js';
 import { openStores } from '../src/main.js';
-import { scratchDir } from './lib.js';
+import { type Served, scratchDir, serveProcess } from './lib.js';
 
 export const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 export const SERVERS = Number(process.env.BENCH_SERVERS ?? 10_000);
@@ -80,25 +79,5 @@ export async function generate(): Promise<{ seconds: number; events: number }> {
   return { seconds, events };
 }
 
-/** The service in its own process, as users run it. */
-export async function serve(): Promise<{ url: string; pid: number; stop: () => void; startMs: number }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
-    env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  const port = await new Promise<number>((resolve) =>
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const line = output.split('\n').find((l) => l.includes('"listening"'));
-      if (line) resolve(JSON.parse(line).port);
-    }),
-  );
-  return {
-    url: `http://127.0.0.1:${port}`,
-    pid: child.pid!,
-    stop: () => child.kill('SIGTERM'),
-    startMs: performance.now() - started,
-  };
-}
+/** The service on the large log, in its own process, as users run it. */
+export const serve = (): Promise<Served> => serveProcess(env, ['--import', 'tsx', 'src/cli.ts']);

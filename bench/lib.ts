@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -60,3 +61,52 @@ export function scratchDir(prefix: string): string {
   made.add(dir);
   return dir;
 }
+
+/** A service started in its own process, as users run it. */
+export interface Served {
+  url: string;
+  pid: number;
+  /** From spawning it to its `listening` line, in ms. */
+  startMs: number;
+  stop: () => void;
+}
+
+/** Starts `serve` with `env` (`args`: how the CLI is run) on a free port, and waits until it listens. */
+export async function serveProcess(env: Record<string, string>, args: string[]): Promise<Served> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [...args, 'serve'], {
+    env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  const port = await new Promise<number>((resolve) =>
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const line = output.split('\n').find((l) => l.includes('"listening"'));
+      if (line) resolve(JSON.parse(line).port);
+    }),
+  );
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    startMs: performance.now() - started,
+    stop: () => child.kill('SIGTERM'),
+  };
+}
+
+/** `count` GETs one after another, each read whole and required to answer 200; their times in ms. */
+export async function timedGets(url: string, count: number, path: (i: number) => string): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    const response = await fetch(url + path(i));
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`${path(i)}: ${response.status}`);
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+/** A process's resident memory now, in MiB. */
+export const rssMiB = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
