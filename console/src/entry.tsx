@@ -27,10 +27,17 @@ function EntryTable({ entry }: { entry: Entry }) {
 function useEntryAt(path: string, at: string | null, round: number) {
   const [shown, setShown] = useState<{ entry?: Entry; error?: string }>({});
   useEffect(() => {
+    // An answer that comes after the question changed (the history arrived and named a version) is dropped.
+    let current = true;
     setShown({});
     getJson<{ item: Entry }>(`${path}${query({ at })}`)
-      .then(({ item }) => setShown({ entry: item }))
-      .catch((error: ApiError) => setShown({ error: error.code === 'deleted' ? 'deleted then' : error.message }));
+      .then(({ item }) => current && setShown({ entry: item }))
+      .catch((error: ApiError) => {
+        if (current) setShown({ error: error.code === 'deleted' ? 'deleted then' : error.message });
+      });
+    return () => {
+      current = false;
+    };
   }, [path, at, round]);
   return shown;
 }
