@@ -124,7 +124,7 @@ export class Changes {
 
   private async resourceDiff(resource: ResourceName, ids: number[], start: AsOf, end: AsOf): Promise<ResourceDiff> {
     const result: ResourceDiff = { created: [], updated: [], deleted: [] };
-    const [before, after] = [await this.entriesAt(resource, ids, start), await this.entriesAt(resource, ids, end)];
+    const { before, after } = await this.entriesAround(resource, ids, start, end);
     const turns = new Turns();
     for (const id of ids) {
       const [was, is] = [before.get(id), after.get(id)];
@@ -137,6 +137,21 @@ export class Changes {
       await turns.pause();
     }
     return result;
+  }
+
+  /**
+   * The given entries as they were at both moments. Past WHOLE_LIST, the lists are read: the stored
+   * one at the start and memory's at the head, or both from one pass over the stored rows.
+   */
+  private async entriesAround(
+    resource: ResourceName,
+    ids: number[],
+    start: AsOf,
+    end: AsOf,
+  ): Promise<{ before: Map<number, EntryRecord>; after: Map<number, EntryRecord> }> {
+    if (ids.length > WHOLE_LIST && end.position !== this.head)
+      return this.stored().entriesAround(resource, ids, start.position, end.position);
+    return { before: await this.entriesAt(resource, ids, start), after: await this.entriesAt(resource, ids, end) };
   }
 
   /** The given entries (in id order) as they were at a moment (hard-deleted or absent ones left out). */

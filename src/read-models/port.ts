@@ -78,6 +78,16 @@ export interface AuditReader {
   entryAt(resource: ResourceName, id: number, position: number): Promise<EntryThen>;
   /** Every entry of a resource as it was at a position (soft-deleted ones included), in id order. */
   listAt(resource: ResourceName, position: number): Promise<EntryRecord[]>;
+  /**
+   * Some entries of a resource as they were at two positions, `from` before `to` (soft-deleted ones
+   * included; hard-deleted and absent ones left out): what `listAt` at both gives, read once.
+   */
+  entriesAround(
+    resource: ResourceName,
+    ids: number[],
+    from: number,
+    to: number,
+  ): Promise<{ before: Map<number, EntryRecord>; after: Map<number, EntryRecord> }>;
   /** The last position whose events, and all before it, happened at or before `time` (ISO UTC). */
   positionAt(time: string): Promise<number>;
   /** When the event at `position` happened (undefined for position 0: before the first event). */

@@ -125,6 +125,33 @@ it('diff: the net change per resource; an entry changed and changed back is not 
   assert.is((await h.request('GET', '/fr/api/diff')).status, 400);
 });
 
+it('diff between two past moments over more than 200 entries equals the two lists compared', async ({ h }) => {
+  const ids: number[] = [];
+  for (let i = 0; i < 210; i++) ids.push((await h.request('POST', `${BASE}/tags`, { body: tag(`t${i}`) })).body.id);
+  await h.request('PATCH', `${BASE}/tags/${ids[0]}`, { body: { color: '#010101' } });
+  const from = await head(h);
+  for (const id of ids.slice(0, 205)) await h.request('PATCH', `${BASE}/tags/${id}`, { body: { color: '#222222' } });
+  await h.request('PATCH', `${BASE}/tags/${ids[1]}`, { body: { color: '#000000' } });
+  await h.request('DELETE', `${BASE}/tags/${ids[2]}`);
+  const made = (await h.request('POST', `${BASE}/tags`, { body: tag('new', '#333333') })).body.id;
+  const to = await head(h);
+  await h.request('PATCH', `${BASE}/tags/${ids[3]}`, { body: { color: '#444444' } });
+  type Tag = { id: number; color: string };
+  const list = async (at: number) =>
+    new Map(((await h.request('GET', `${BASE}/tags?at=${at}&limit=1000`)).body.items as Tag[]).map((t) => [t.id, t]));
+  const [was, is] = [await list(from), await list(to)];
+  const reply = await h.request('GET', `/fr/api/diff?from=${from}&to=${to}`);
+  assert.is(reply.status, 200);
+  const tags = reply.body.resources.tags;
+  const updated = [...is.values()]
+    .filter((t) => was.has(t.id) && was.get(t.id)!.color !== t.color)
+    .map((t) => ({ id: t.id, diff: [{ field: 'color', before: was.get(t.id)!.color, after: t.color }] }));
+  assert.is(updated.length, 203);
+  assert.equal(tags.updated, updated);
+  assert.equal(tags.deleted, [ids[2]]);
+  assert.equal(tags.created, [is.get(made)]);
+});
+
 it('revert: one event, the values of that version (secrets included), every rule of a PUT', async ({ h }) => {
   const s = (await h.request('POST', `${BASE}/servers`, { body: server })).body.id;
   await h.request('PATCH', `${BASE}/servers/${s}`, { body: { port: 3307, passwd: 'second' } });

@@ -180,6 +180,59 @@ export class SqliteChanges {
    */
   async listAt(resource: ResourceName, position: number): Promise<EntryRecord[]> {
     const turns = new Turns();
+    const { entries, from } = await this.snapshotBefore(resource, position, turns);
+    const changedAt = new Map<number, number>();
+    await this.foldRows(resource, entries, changedAt, [from, position], turns);
+    await this.stampTimes(entries, changedAt, turns);
+    const live = [...entries.values()].filter((entry) => entry !== undefined) as EntryRecord[];
+    return live.sort((a, b) => a.id - b.id);
+  }
+
+  /**
+   * Some entries of a resource as they were at two positions, `from` before `to`, from one pass over
+   * its version rows: the list at `from` as `listAt` makes it, then the rows up to `to` folded on,
+   * the entries asked for copied between the two (bench/history.ts, a month's differences: two
+   * `listAt` read the rows up to `from` twice). Hard-deleted and absent entries are left out.
+   */
+  async entriesAround(
+    resource: ResourceName,
+    ids: number[],
+    from: number,
+    to: number,
+  ): Promise<{ before: Map<number, EntryRecord>; after: Map<number, EntryRecord> }> {
+    const turns = new Turns();
+    const snapshot = await this.snapshotBefore(resource, from, turns);
+    const entries = snapshot.entries;
+    const changedAt = new Map<number, number>();
+    await this.foldRows(resource, entries, changedAt, [snapshot.from, from], turns);
+    const pick = (stamped: Map<number, number>) => {
+      const some = new Map<number, Record<string, unknown>>();
+      const times = new Map<number, number>();
+      for (const id of ids) {
+        const entry = entries.get(id);
+        if (entry) some.set(id, { ...entry });
+        const at = stamped.get(id);
+        if (entry && at !== undefined) times.set(id, at);
+      }
+      return { some, times };
+    };
+    const before = pick(changedAt);
+    await this.foldRows(resource, entries, changedAt, [from, to], turns);
+    const after = pick(changedAt);
+    await this.stampTimes(before.some, before.times, turns);
+    await this.stampTimes(after.some, after.times, turns);
+    return {
+      before: before.some as Map<number, EntryRecord>,
+      after: after.some as Map<number, EntryRecord>,
+    };
+  }
+
+  /** The entries of the last whole-list snapshot at or before `position` (none: position 0). */
+  private async snapshotBefore(
+    resource: ResourceName,
+    position: number,
+    turns: Turns,
+  ): Promise<{ entries: Map<number, Record<string, unknown> | undefined>; from: number }> {
     const from = this.sql.listSnapshot.get(resource, position)?.position ?? 0;
     const entries = new Map<number, Record<string, unknown> | undefined>();
     for (let after = 0; ; ) {
@@ -189,17 +242,24 @@ export class SqliteChanges {
       after = docs[docs.length - 1].id;
       await turns.pause();
     }
-    const changedAt = new Map<number, number>();
+    return { entries, from };
+  }
+
+  /** Folds the resource's version rows after `range[0]` up to `range[1]` into `entries`, in place. */
+  private async foldRows(
+    resource: ResourceName,
+    entries: Map<number, Record<string, unknown> | undefined>,
+    changedAt: Map<number, number>,
+    [from, to]: [number, number],
+    turns: Turns,
+  ): Promise<void> {
     for (let cursor = [from, 0]; ; ) {
-      const rows = this.sql.listRows.all(resource, cursor[0], cursor[1], position, LIST_PAGE);
+      const rows = this.sql.listRows.all(resource, cursor[0], cursor[1], to, LIST_PAGE);
       for (const row of rows) applyRow(resource, entries, changedAt, row);
       if (rows.length < LIST_PAGE) break;
       cursor = [rows[rows.length - 1].position, rows[rows.length - 1].entry_id];
       await turns.pause();
     }
-    await this.stampTimes(entries, changedAt, turns);
-    const live = [...entries.values()].filter((entry) => entry !== undefined) as EntryRecord[];
-    return live.sort((a, b) => a.id - b.id);
   }
 
   /** Sets `updated_at` of each entry to the time of the position that last changed it. */
@@ -282,12 +342,13 @@ export class SqliteChanges {
       const page = query.resource ? this.entryPage(query, cursor) : this.page(query, cursor);
       if (page.rows.length > 0) {
         const positions = JSON.stringify(page.rows.map((r) => r.position));
-        const versions = this.sql.versionsAt.all(positions).map(toVersion);
-        for (const row of page.rows)
-          yield changeItem(
-            toChange(row),
-            versions.filter((v) => v.position === row.position),
-          );
+        const versions = new Map<number, VersionRow[]>();
+        for (const version of this.sql.versionsAt.all(positions).map(toVersion)) {
+          const same = versions.get(version.position);
+          if (same) same.push(version);
+          else versions.set(version.position, [version]);
+        }
+        for (const row of page.rows) yield changeItem(toChange(row), versions.get(row.position) ?? []);
       }
       if (page.last === undefined) return;
       cursor = page.last;
@@ -339,7 +400,12 @@ export class SqliteChanges {
     return { rows, last: candidates.length === PAGE ? candidates[candidates.length - 1] : undefined };
   }
 
-  /** The conditions on the change row itself, with their bound values, and the order and page size. */
+  /**
+   * The conditions on the change row itself, with their bound values, and the order and page size.
+   * `since` becomes a bound on the position too (`hw_at` never decreases), merged with the page's
+   * cursor into one lower and one upper bound: given two lower bounds on the primary key, SQLite
+   * ranges over one and filters the other, which read every row from `since` again for each page.
+   */
   private filters(query: ChangeQuery, cursor: number | undefined): { where: string; params: unknown[]; order: string } {
     const clauses: string[] = [];
     const params: unknown[] = [];
@@ -348,21 +414,22 @@ export class SqliteChanges {
       clauses.push(`AND c.${field} = ?`);
       params.push(query[field]);
     }
+    const desc = query.order === 'desc';
+    // Positions strictly between `above` and `below`.
+    let above = desc || cursor === undefined ? 0 : cursor;
+    const below = desc && cursor !== undefined ? cursor : Number.MAX_SAFE_INTEGER;
     if (query.since !== undefined) {
-      // Times are made non-decreasing (hw_at): no event at or after `since` comes before this position.
-      clauses.push('AND c.at >= ? AND c.position >= ?');
-      params.push(query.since, this.firstReaching(query.since, false) ?? Number.MAX_SAFE_INTEGER);
+      clauses.push('AND c.at >= ?');
+      params.push(query.since);
+      above = Math.max(above, (this.firstReaching(query.since, false) ?? Number.MAX_SAFE_INTEGER) - 1);
     }
     if (query.until !== undefined) {
       clauses.push('AND c.at < ?');
       params.push(query.until);
     }
     if (!query.tokens) clauses.push("AND (c.resource IS NULL OR c.resource <> 'tokens')");
-    const desc = query.order === 'desc';
-    if (cursor !== undefined) {
-      clauses.push(`AND c.position ${desc ? '<' : '>'} ?`);
-      params.push(cursor);
-    }
+    clauses.push('AND c.position > ? AND c.position < ?');
+    params.push(above, below);
     return { where: clauses.join(' '), params, order: `ORDER BY c.position ${desc ? 'DESC' : ''} LIMIT ${PAGE}` };
   }
 }

@@ -353,6 +353,15 @@ export class SqliteReadModelStore implements ReadModelStore {
     return this.ask((questions) => questions.listAt(resource, position));
   }
 
+  entriesAround(
+    resource: ResourceName,
+    ids: number[],
+    from: number,
+    to: number,
+  ): Promise<{ before: Map<number, EntryRecord>; after: Map<number, EntryRecord> }> {
+    return this.ask((questions) => questions.entriesAround(resource, ids, from, to));
+  }
+
   positionAt(time: string): Promise<number> {
     return this.ask((questions) => questions.positionAt(time));
   }
