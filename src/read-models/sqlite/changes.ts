@@ -17,8 +17,10 @@ import { Turns } from '../../engine/turns.js';
 import type { ChangeQuery, EntryThen } from '../port.js';
 import { WITHOUT_VERSION } from './schema.js';
 
-export interface ChangeRecord extends Omit<ChangeRow, 'data'> {
+export interface ChangeRecord extends Omit<ChangeRow, 'data' | 'hw_at'> {
   data: string;
+  /** Null where it equals `at`. */
+  hw_at: string | null;
 }
 export interface VersionRecord extends Omit<VersionRow, 'diff' | 'snapshot' | 'deleted' | 'appears'> {
   /** Null when the entry appears with this version: its diff is then every field of the snapshot. */
@@ -27,7 +29,11 @@ export interface VersionRecord extends Omit<VersionRow, 'diff' | 'snapshot' | 'd
   snapshot: string | null;
 }
 
-export const toChange = (row: ChangeRecord): ChangeRow => ({ ...row, data: JSON.parse(row.data) });
+export const toChange = (row: ChangeRecord): ChangeRow => ({
+  ...row,
+  hw_at: row.hw_at ?? row.at,
+  data: JSON.parse(row.data),
+});
 export function toVersion({ snapshot, deleted, diff, ...row }: VersionRecord): VersionRow {
   const entry = snapshot ? JSON.parse(snapshot) : undefined;
   return {
@@ -130,7 +136,7 @@ function statements(db: Database.Database) {
       'SELECT position, at FROM changes WHERE position IN (SELECT value FROM json_each(?))',
     ),
     rowFrom: db.prepare<[number], { position: number; hw_at: string }>(
-      'SELECT position, hw_at FROM changes WHERE position >= ? ORDER BY position LIMIT 1',
+      'SELECT position, COALESCE(hw_at, at) AS hw_at FROM changes WHERE position >= ? ORDER BY position LIMIT 1',
     ),
     first: db.prepare<[], { position: number | null }>('SELECT MIN(position) AS position FROM changes'),
     head: db.prepare<[], { position: number | null }>('SELECT MAX(position) AS position FROM changes'),

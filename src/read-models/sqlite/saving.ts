@@ -83,7 +83,8 @@ export function encode(batch: ProjectionBatch): SaveJob {
   const entries = encodeEntries(batch.entries, [], made);
   const changes: unknown[] = [];
   for (const row of batch.changes) {
-    changes.push(row.position, row.type, row.at, row.hw_at, row.actor, row.request_id);
+    // `hw_at` is stored only where it differs from `at` (a clock that went back): 24 bytes a row less.
+    changes.push(row.position, row.type, row.at, row.hw_at === row.at ? null : row.hw_at, row.actor, row.request_id);
     changes.push(row.resource ?? null, row.entry_id ?? null, JSON.stringify(row.data));
   }
   const versions: unknown[] = [];

@@ -1,7 +1,7 @@
 import { CHANGES_WITHOUT_VERSION } from '../../../projections/changes.js';
 
 /** Raised when the layout of the tables changes: older read models are dropped and rebuilt from the log. */
-export const LAYOUT = 9;
+export const LAYOUT = 10;
 
 export const TABLES = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -11,7 +11,7 @@ CREATE TABLE IF NOT EXISTS tombstones (resource TEXT NOT NULL, id INTEGER NOT NU
   created_at TEXT NOT NULL, PRIMARY KEY (resource, id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS counters (resource TEXT PRIMARY KEY, last_id INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS changes (position INTEGER PRIMARY KEY, type TEXT NOT NULL, at TEXT NOT NULL,
-  hw_at TEXT NOT NULL, actor TEXT NOT NULL, request_id TEXT NOT NULL, resource TEXT, entry_id INTEGER,
+  hw_at TEXT, actor TEXT NOT NULL, request_id TEXT NOT NULL, resource TEXT, entry_id INTEGER,
   data TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS versions (resource TEXT NOT NULL, entry_id INTEGER NOT NULL, revision INTEGER NOT NULL,
   position INTEGER NOT NULL, diff TEXT, deleted INTEGER NOT NULL, snapshot TEXT,
