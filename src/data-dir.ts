@@ -81,8 +81,9 @@ export function assertServes(config: Config): void {
 /**
  * Who is using a data directory, by a lock on DATA_DIR/instance.lock (an operating-system lock,
  * released when its process ends, even by kill -9): every instance and command that opens the
- * service holds it shared; `replay --apply`, which replaces the read models under them, holds it
- * alone, and is refused while anyone else holds it.
+ * service holds it shared; `replay --apply`, which replaces the read models in place, holds it
+ * alone, and when anyone else holds it rebuilds beside them instead (the serving instance takes the
+ * rebuilt file in itself).
  */
 export class InstanceLock {
   private constructor(private readonly db: BetterSqlite3.Database) {}
@@ -107,7 +108,7 @@ export class InstanceLock {
     return new InstanceLock(db);
   }
 
-  /** For `replay --apply`: refused while an instance or a command uses the directory. */
+  /** For `replay --apply` in place: refused while an instance or a command uses the directory. */
   static exclusive(dir: string): InstanceLock {
     const db = InstanceLock.open(dir);
     try {

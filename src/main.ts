@@ -33,7 +33,7 @@ import { Metrics, Readiness } from './http/operations.js';
 import { buildOpenApi } from './openapi/build.js';
 import { PmaControlDatabase } from './read-models/pmacontrol/database.js';
 import type { ReadModelStore } from './read-models/port.js';
-import { SqliteReadModelStore } from './read-models/sqlite/store.js';
+import { REBUILT, REBUILT_WAITING, SqliteReadModelStore } from './read-models/sqlite/store.js';
 import { WriteValidator } from './schemas/validator.js';
 
 export interface Stores {
@@ -43,8 +43,11 @@ export interface Stores {
   lock: InstanceLock;
   /** DATA_DIR's probe file synced: awaited once the read models are loaded (see prepareDataDir). */
   synced: Promise<void>;
-  /** Where a rebuild of the read models goes (`replay`), and how it replaces them (`--apply`). */
-  rebuild: { open(): ReadModelStore; adopt(): void; discard(): void };
+  /**
+   * Where a rebuild of the read models goes (`replay`), and how it replaces them (`--apply`): in
+   * their place (no instance running), or beside them for the serving instance to take in (`offer`).
+   */
+  rebuild: { open(): ReadModelStore; adopt(): void; offer(): void; discard(): void };
 }
 
 /**
@@ -148,6 +151,7 @@ export async function openStores(config: Config, logger: Logger, hold: 'shared' 
         return new SqliteReadModelStore(fresh, undefined, true);
       },
       adopt: () => SqliteReadModelStore.move(fresh, file),
+      offer: () => SqliteReadModelStore.move(fresh, file + REBUILT),
       discard: () => SqliteReadModelStore.remove(fresh),
     },
   };
@@ -235,7 +239,12 @@ async function startService(
       logger.error({ err: { name: error.name, message: error.message } }, 'projection error'),
     feed: { maxSubscribers: config.http.maxSubscribers, maxBufferedBytes: config.http.feedMaxBufferBytes },
     onRepair: (event) => {
-      if (event.step === 'started') {
+      if (event.step === 'started' && event.reason === REBUILT_WAITING)
+        logger.info(
+          { file: readModels.location },
+          'a rebuild of the read models (replay --apply) taken in: catching it up with the log (not ready meanwhile)',
+        );
+      else if (event.step === 'started') {
         const { reason, setAsideAs } = event;
         logger.warn(
           { file: readModels.location, set_aside_as: setAsideAs, reason },

@@ -40,7 +40,9 @@ export const COMMANDS: CommandHelp[] = [
     details:
       'Folds the whole log into a new read-model file beside the stored one and compares them row by row;\n' +
       'prints every difference and exits 1 if there is any. --apply puts the rebuilt file in place of the\n' +
-      'stored one; it is refused while an instance of the service or another command uses DATA_DIR.\n' +
+      'stored one. Beside an instance serving DATA_DIR, --apply does not compare (the stored file moves\n' +
+      'meanwhile): it leaves the rebuilt file beside the stored one, and the instance takes it in at its\n' +
+      'next change-log question, or its next start, and catches it up with the log.\n' +
       `${RUNS_ON_A_SERVED_DATA_DIR}`,
   },
   {

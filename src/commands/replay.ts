@@ -1,28 +1,53 @@
-import { type ReplayReport, replay } from '../application/replay.js';
-import { loadConfig } from '../config.js';
+import { type ReplayReport, rebuild, replay } from '../application/replay.js';
+import { StartRefused } from '../application/start-refused.js';
+import { type Config, loadConfig } from '../config.js';
 import { assertServes } from '../data-dir.js';
-import { createLogger, openStores } from '../main.js';
+import { createLogger, openStores, type Stores } from '../main.js';
 import { UsageError } from './catalog.js';
 
-/** `replay [--apply]`: rebuilds the read models from the log beside the stored ones and compares. */
+/**
+ * `replay [--apply]`: rebuilds the read models from the log beside the stored ones and compares.
+ * `--apply` replaces them: in place when nothing else uses DATA_DIR, or, beside a serving instance,
+ * as a finished file that instance takes in (without comparing: the stored file moves meanwhile).
+ */
 export async function runReplay(args: string[]): Promise<number> {
   if (args.some((arg) => arg !== '--apply')) throw new UsageError(`replay takes --apply only, not ${args.join(' ')}`);
   const apply = args.includes('--apply');
   const config = loadConfig();
   assertServes(config);
-  const stores = await openStores(config, createLogger(config.logLevel), apply ? 'alone' : 'shared');
-  const { store, readModels, rebuild, synced } = stores;
-  await synced;
-  const fresh = rebuild.open();
+  const opened = await openFor(config, apply);
+  return opened.beside ? offer(opened.stores) : compareAndApply(opened.stores, apply);
+}
+
+/** The stores, held alone for `--apply` when no one else uses DATA_DIR, else beside the others. */
+async function openFor(config: Config, apply: boolean): Promise<{ stores: Stores; beside: boolean }> {
+  const logger = createLogger(config.logLevel);
+  if (!apply) return { stores: await openStores(config, logger, 'shared'), beside: false };
+  try {
+    return { stores: await openStores(config, logger, 'alone'), beside: false };
+  } catch (error) {
+    if (!(error instanceof StartRefused)) throw error;
+    return { stores: await openStores(config, logger, 'shared'), beside: true };
+  }
+}
+
+/** Prints "replayed N events" on stderr every 10,000 events. */
+function progress(): (events: number) => void {
   let shown = 0;
-  const progress = (events: number) => {
+  return (events) => {
     if (events - shown < 10_000) return;
     shown = events;
     process.stderr.write(`replayed ${events} events\n`);
   };
+}
+
+async function compareAndApply(stores: Stores, apply: boolean): Promise<number> {
+  const { store, readModels, rebuild: rebuilt, synced } = stores;
+  await synced;
+  const fresh = rebuilt.open();
   let report: ReplayReport;
   try {
-    report = await replay(store, readModels, fresh, progress);
+    report = await replay(store, readModels, fresh, progress());
   } finally {
     await store.close();
     readModels.close();
@@ -33,16 +58,39 @@ export async function runReplay(args: string[]): Promise<number> {
   for (const line of report.differences.slice(0, 100)) console.log(`  ${line}`);
   if (report.differences.length > 100) console.log(`  … and ${report.differences.length - 100} more`);
   if (report.differences.length === 0) {
-    rebuild.discard();
+    rebuilt.discard();
     console.log('read models match the log');
     return 0;
   }
   if (!apply) {
-    rebuild.discard();
+    rebuilt.discard();
     console.log(`${report.differences.length} differences; run with --apply to replace the read models`);
     return 1;
   }
-  rebuild.adopt();
+  rebuilt.adopt();
   console.log(`replaced the read models (${report.differences.length} differences)`);
+  return 0;
+}
+
+/** Beside a serving instance: the rebuilt file is left for it, renamed whole once closed. */
+async function offer(stores: Stores): Promise<number> {
+  const { store, readModels, rebuild: rebuilt, synced } = stores;
+  await synced;
+  readModels.close();
+  const fresh = rebuilt.open();
+  let events: number;
+  try {
+    events = await rebuild(store, fresh, progress());
+  } finally {
+    await store.close();
+    fresh.close();
+    stores.lock.release();
+  }
+  rebuilt.offer();
+  console.log(`replayed ${events} events`);
+  console.log(
+    'an instance is serving this DATA_DIR: it takes the rebuilt read models in at its next change-log question ' +
+      '(or its next start) and catches them up with the log',
+  );
   return 0;
 }

@@ -176,6 +176,54 @@ it('replay: rebuilds from the log, reports a tampered read model, --apply repair
   }
 });
 
+it('replay --apply beside a serving instance: taken in at the next question, caught up, nothing lost', async () => {
+  const dataDir = tempDir();
+  const file = join(dataDir, 'read-models.sqlite');
+  const service = await spawnService({ DATA_DIR: dataDir });
+  const tag = (name: string) => ({ body: { name, color: '#000000', background: '#FFFFFF' } });
+  try {
+    for (let i = 0; i < 10; i++) await send(service.url, 'POST', `${BASE}/tags`, tag(`before-${i}`));
+    const actors = async () => {
+      const reply = await send(service.url, 'GET', '/fr/api/changes?limit=1000');
+      return { status: reply.status, items: reply.body.items as { position: number; actor: string }[] };
+    };
+    const head = (await actors()).items.at(-1)!.position;
+    // A row of the served file made wrong: only a rebuild from the log puts it right.
+    const db = new Database(file);
+    db.prepare("UPDATE changes SET actor = 'tampered' WHERE position = ?").run(head);
+    db.close();
+    assert.is((await actors()).items.at(-1)!.actor, 'tampered');
+    const inode = statSync(file).ino;
+    const replay = await runCli(['replay', '--apply'], { DATA_DIR: dataDir });
+    assert.is(replay.code, 0, replay.stdout + replay.stderr);
+    assert.match(replay.stdout, /an instance is serving this DATA_DIR/);
+    assert.ok(statSync(`${file}.rebuilt`).isFile());
+    // Written after the rebuild ended: the instance folds them onto the rebuilt file.
+    for (let i = 0; i < 5; i++) await send(service.url, 'POST', `${BASE}/tags`, tag(`after-${i}`));
+    let answer = await actors();
+    for (let tries = 0; answer.status !== 200 && tries < 100; tries++) {
+      assert.is(answer.status, 503);
+      await pause(50);
+      answer = await actors();
+    }
+    assert.is(answer.status, 200);
+    assert.is(answer.items.find((item) => item.position === head)!.actor, 'anonymous');
+    assert.is(answer.items.filter((item) => item.actor === 'tampered').length, 0);
+    const names = (await send(service.url, 'GET', `${BASE}/tags?limit=100`)).body.items.map(
+      (t: { name: string }) => t.name,
+    );
+    assert.is(names.length, 15);
+    assert.is(answer.items.length, (await actors()).items.length);
+    assert.is.not(statSync(file).ino, inode, 'the file is the rebuilt one');
+    assert.throws(() => statSync(`${file}.rebuilt`));
+    assert.match(service.output(), /a rebuild of the read models \(replay --apply\) taken in/);
+  } finally {
+    assert.is(await service.stop(), 0);
+  }
+  const check = await runCli(['replay'], { DATA_DIR: dataDir });
+  assert.is(check.code, 0, check.stdout);
+});
+
 it('the CLI prints the OpenAPI document and refuses unknown commands', async () => {
   const printed = await runCli(['openapi'], {});
   assert.is(printed.code, 0);

@@ -82,13 +82,21 @@ export function treeReader(db: BetterSqlite3.Database): NodeReader {
   return node;
 }
 
+/** Beside the read models, a finished rebuild waiting for the serving instance to take it in. */
+export const REBUILT = '.rebuilt';
+/** The reason told to `onDamage` listeners when a finished rebuild is waiting (not damage). */
+export const REBUILT_WAITING = 'a rebuild of the read models (replay --apply) is waiting to be taken in';
+
 /**
  * Read models in SQLite (`synchronous = NORMAL`: they can always be rebuilt from the log). A file
  * that cannot be opened or read as a database is renamed `<file>.corrupt-<time>` and replaced by an
  * empty one, which the projector then fills from the log; the log is never touched. Damage found
  * later, by a question or a save (SQLITE_CORRUPT, SQLITE_NOTADB), or the file set aside by another
  * instance, is told to `onDamage` listeners, and every question is answered ReadModelsRebuilding
- * until the rebuild (see ConfigService.repair) is saved.
+ * until the rebuild (see ConfigService.repair) is saved. A finished rebuild left beside the file
+ * (`<file>.rebuilt`, by `replay --apply` beside a serving instance) is taken in the same way: at the
+ * next question the file is closed, replaced, opened again and caught up with the log from the
+ * rebuild's position; at a start, it is taken in before the file is opened.
  */
 export class SqliteReadModelStore implements ReadModelStore {
   private db!: BetterSqlite3.Database;
@@ -122,6 +130,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   private open(): void {
+    if (this.inUse && existsSync(this.location + REBUILT))
+      SqliteReadModelStore.move(this.location + REBUILT, this.location);
     this.db = new Database(this.location);
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma(this.bulk ? 'journal_mode = OFF' : 'journal_mode = WAL');
@@ -224,7 +234,8 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.shut();
     // Another instance over this file may have set it aside already: the file now in its place is
     // new, and the rebuilds of both fill it (a save never writes what the file already holds).
-    const setAsideAs = identity(this.location) === this.opened ? this.setAside() : undefined;
+    const replaced = existsSync(this.location + REBUILT) || identity(this.location) !== this.opened;
+    const setAsideAs = replaced ? undefined : this.setAside();
     this.open();
     return setAsideAs;
   }
@@ -317,6 +328,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     if (!this.damaged && this.opened !== undefined && identity(this.location) !== this.opened) {
       this.noticeDamage(`${this.location} was set aside by another instance`);
     }
+    if (!this.damaged && this.inUse && existsSync(this.location + REBUILT)) this.noticeDamage(REBUILT_WAITING);
     if (this.damaged) throw new ReadModelsRebuilding();
     await this.caughtUp();
     return this.questions;
