@@ -5,7 +5,6 @@ import {
   type ChangeItem,
   type ChangeRow,
   changeItem,
-  type DiffMember,
   diffOf,
   type HistoryItem,
   historyItem,
@@ -15,7 +14,7 @@ import type { ResourceName } from '../../domain/resources.js';
 import type { EntryRecord } from '../../engine/table.js';
 import { Turns } from '../../engine/turns.js';
 import type { ChangeQuery, EntryThen } from '../port.js';
-import { WITHOUT_VERSION } from './schema.js';
+import { decodeDiff, WITHOUT_VERSION } from './schema.js';
 
 export interface ChangeRecord extends Omit<ChangeRow, 'data' | 'hw_at'> {
   data: string;
@@ -39,7 +38,7 @@ export function toVersion({ snapshot, deleted, diff, ...row }: VersionRecord): V
   return {
     ...row,
     // The same function made the diff that was not stored, from the same entry.
-    diff: diff === null ? diffOf(row.resource, undefined, entry) : JSON.parse(diff),
+    diff: diff === null ? diffOf(row.resource, undefined, entry) : decodeDiff(diff),
     ...(deleted ? { deleted: true } : {}),
     ...(diff === null ? { appears: true } : {}),
     ...(entry ? { snapshot: entry } : {}),
@@ -48,8 +47,11 @@ export function toVersion({ snapshot, deleted, diff, ...row }: VersionRecord): V
 
 type Row = VersionRecord & { at: string };
 
-/** The stored diff of a version without a snapshot (only a version with one can leave it out). */
-const diffWithout = (row: Pick<VersionRecord, 'diff'>): DiffMember[] => JSON.parse(row.diff!);
+/**
+ * The stored diff of a version without a snapshot (only a version with one can leave it out), as
+ * stored: `[field, before, after]` triples, read without making a member of each.
+ */
+const storedMembers = (row: Pick<VersionRecord, 'diff'>): [string, unknown, unknown][] => JSON.parse(row.diff!);
 
 /** Folds version rows onto an entry: a snapshot replaces it, a diff sets its `after` values. */
 function applyRows(start: Record<string, unknown> | undefined, rows: Row[]): EntryRecord | undefined {
@@ -61,7 +63,7 @@ function applyRows(start: Record<string, unknown> | undefined, rows: Row[]): Ent
       if (row.snapshot) entry = JSON.parse(row.snapshot);
       else {
         entry = { ...entry };
-        for (const member of diffWithout(row)) entry[member.field] = member.after;
+        for (const [field, , after] of storedMembers(row)) entry[field] = after;
         entry.created_at ??= createdAt;
       }
       entry!.version = row.revision + 1;
@@ -94,7 +96,7 @@ function applyRow(
   }
   const entry = row.snapshot ? (JSON.parse(row.snapshot) as Record<string, unknown>) : entries.get(id);
   if (!entry) throw new Error(`${resource}/${id}: a version without its snapshot at ${row.position}`);
-  if (!row.snapshot) for (const member of diffWithout(row)) entry[member.field] = member.after;
+  if (!row.snapshot) for (const [field, , after] of storedMembers(row)) entry[field] = after;
   entry.id = id;
   entry.version = row.revision + 1;
   entries.set(id, entry);

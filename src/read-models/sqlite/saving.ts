@@ -5,7 +5,7 @@ import type { EntryRecord } from '../../engine/table.js';
 import type { EntryState, ProjectionBatch } from '../port.js';
 import { ListCopies } from './list-copies.js';
 import { RowWriter } from './rows.js';
-import { storedLevel } from './schema.js';
+import { encodeDiff, storedLevel } from './schema.js';
 
 /**
  * A whole-list snapshot of a resource is taken once this many of its version rows came after the
@@ -91,13 +91,7 @@ export function encode(batch: ProjectionBatch): SaveJob {
   const counts = new Map<string, number>();
   for (const row of batch.versions) {
     // The diff of an entry that appears is its snapshot's fields: not stored twice (see toVersion).
-    versions.push(
-      row.resource,
-      row.entry_id,
-      row.revision,
-      row.position,
-      row.appears ? null : JSON.stringify(row.diff),
-    );
+    versions.push(row.resource, row.entry_id, row.revision, row.position, row.appears ? null : encodeDiff(row.diff));
     versions.push(row.deleted ? 1 : 0, row.snapshot ? (made.get(row.snapshot) ?? JSON.stringify(row.snapshot)) : null);
     counts.set(row.resource, (counts.get(row.resource) ?? 0) + 1);
   }

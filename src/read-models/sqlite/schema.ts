@@ -1,7 +1,7 @@
-import { CHANGES_WITHOUT_VERSION } from '../../../projections/changes.js';
+import { CHANGES_WITHOUT_VERSION, type DiffMember } from '../../../projections/changes.js';
 
 /** Raised when the layout of the tables changes: older read models are dropped and rebuilt from the log. */
-export const LAYOUT = 10;
+export const LAYOUT = 11;
 
 export const TABLES = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -24,6 +24,16 @@ CREATE TABLE IF NOT EXISTS list_snapshots_done (resource TEXT NOT NULL, position
   PRIMARY KEY (resource, position)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS log_nodes (level INTEGER NOT NULL, idx INTEGER NOT NULL, hash BLOB NOT NULL,
   PRIMARY KEY (level, idx)) WITHOUT ROWID;`;
+
+/**
+ * A version row's diff as stored: `[[field, before, after], …]`, 40 bytes a row less than the
+ * members' JSON with their names (bench/history.ts, read-model files / the event log).
+ */
+export const encodeDiff = (diff: readonly DiffMember[]): string =>
+  JSON.stringify(diff.map((member) => [member.field, member.before, member.after]));
+
+export const decodeDiff = (text: string): DiffMember[] =>
+  (JSON.parse(text) as [string, unknown, unknown][]).map(([field, before, after]) => ({ field, before, after }));
 
 /**
  * The levels of the verifiable log's tree kept in \`log_nodes\`: the leaves, and every complete
