@@ -170,6 +170,7 @@ export class Projector {
       secretKey: this.state.secretKey,
       logKey: this.state.logKey,
       nodes: pending.nodes,
+      edge: this.tree.edge(),
       changes: pending.changes,
       versions: pending.versions,
       requests: pending.requests,

@@ -1,5 +1,5 @@
-import { leafBytes } from '../../projections/leaves.js';
-import { consistencyProof, inclusionProof, type NodeReader, rootAt } from '../engine/merkle.js';
+import { leafBytes, leafText } from '../../projections/leaves.js';
+import { consistencyProof, type Hash, inclusionProof, leafHash, type NodeReader, rootAt } from '../engine/merkle.js';
 import { checkpointText, formatVerifier, type SignerKey, signNote } from '../engine/signed-note.js';
 import { type EventStore, logged } from '../event-store/port.js';
 import type { ReadModelStore } from '../read-models/port.js';
@@ -23,6 +23,46 @@ export interface ConsistencyProof {
 /** A position or size outside the log as it is now. */
 export class OutsideTheLog extends Error {
   override name = 'OutsideTheLog';
+}
+
+/** A leaf hash a proof needs and has not been read yet (see VerifiableLog.tree). */
+class LeafNotRead extends Error {
+  constructor(readonly index: number) {
+    super(`leaf ${index} not read`);
+  }
+}
+
+/** The leaves are read from the store by groups of this many: one stored subtree (storedLevel). */
+const LEAF_GROUP = 16;
+
+/**
+ * `ask`'s answer, given the leaf hashes it needs, made again from the store's events (the read
+ * models keep none): a first try names the leaf it lacks, whose group of 16 is read, and so on (a
+ * proof needs at most the group of its position and the last group of its tree).
+ */
+export async function withLeaves<T>(
+  store: EventStore,
+  size: number,
+  ask: (leaf: (index: number) => Hash) => T | Promise<T>,
+): Promise<T> {
+  const leaves = new Map<number, Hash>();
+  const leaf = (index: number) => {
+    const hash = leaves.get(index);
+    if (!hash) throw new LeafNotRead(index);
+    return hash;
+  };
+  for (;;) {
+    try {
+      return await ask(leaf);
+    } catch (error) {
+      if (!(error instanceof LeafNotRead)) throw error;
+      const from = error.index - (error.index % LEAF_GROUP);
+      const count = Math.min(LEAF_GROUP, size - from);
+      const events = await store.readStream(CONFIG_STREAM, { fromRevision: from, maxCount: count });
+      for (const event of events) leaves.set(event.revision, leafHash(leafText(logged(event))));
+      if (!leaves.has(error.index)) throw new OutsideTheLog(`the log has no event at position ${error.index + 1}`);
+    }
+  }
 }
 
 /**
@@ -105,7 +145,7 @@ export class VerifiableLog {
 
   private tree<T>(use: (node: NodeReader) => T): Promise<T> {
     this.projector.flush();
-    return this.readModels.withTree(use);
+    return withLeaves(this.store, this.size, (leaf) => this.readModels.withTree(use, leaf));
   }
 
   private within(value: number, upTo: number, name: string): void {

@@ -1,4 +1,5 @@
 import { leafText } from '../../projections/leaves.js';
+import type { LoggedEvent } from '../domain/shared/types.js';
 import { Frontier, type Hash, leafHash } from '../engine/merkle.js';
 import { type Checkpoint, NoteError, openNote, parseCheckpoint, type VerifierKey } from '../engine/signed-note.js';
 import { logged, type RecordedEvent } from '../event-store/port.js';
@@ -15,14 +16,23 @@ export interface KeptCheckpoint {
   note: string;
 }
 
-/** The tree as the service keeps it (its read models): its size, and its leaf hashes from an index. */
+/**
+ * The tree as the service keeps it (its read models): its size, its subtrees of GROUP leaves (it
+ * keeps no leaf), and where, among some events, the first one differs from the record the read
+ * models keep of it (undefined when none of them can be told apart).
+ */
 export interface StoredTree {
   size: number;
-  /** The leaf hashes from `from`, at most `count` of them, in order. */
-  leaves(from: number, count: number): Hash[];
-  /** The root of its first `size` leaves, as it would sign it. */
-  root(size: number): Hash;
+  /** The hash of leaves [index·GROUP, (index+1)·GROUP), undefined if not kept. */
+  group(index: number): Hash | undefined;
+  /** The root of its `size` leaves, as it signs it. */
+  root: Hash;
+  locate(events: LoggedEvent[]): number | undefined;
 }
+
+/** Leaves per stored subtree (storedLevel: level 4). */
+export const GROUP = 16;
+const GROUP_LEVEL = Math.log2(GROUP);
 
 export interface Finding {
   /** Which checkpoint, or "the log". */
@@ -37,6 +47,8 @@ export interface Verification {
   root: Hash;
   /** The first position whose event is not what the service's tree holds (changed, removed, inserted, moved). */
   firstDifference?: number;
+  /** When only its group of GROUP is known: the first and last positions it lies between. */
+  firstDifferenceWithin?: [number, number];
   findings: Finding[];
 }
 
@@ -64,32 +76,63 @@ function opened(kept: KeptCheckpoint[], key: VerifierKey, findings: Finding[]) {
   return wanted;
 }
 
+/** Where the first difference lies: the log's own gaps, then the stored groups of leaves. */
+class Difference {
+  position?: number;
+  within?: [number, number];
+  gap?: string;
+
+  get found(): boolean {
+    return this.position !== undefined || this.within !== undefined;
+  }
+
+  /** A group of events (from `start`, a position) whose hash is not the stored one. */
+  group(start: number, events: LoggedEvent[], stored: StoredTree): void {
+    if (this.found) return;
+    this.position = stored.locate(events);
+    if (this.position === undefined) this.within = [start, start + events.length - 1];
+  }
+}
+
 /** The tree made again from the log: its roots at `sizes`, and where it first differs from the stored one. */
 async function recompute(read: LogReader, sizes: Set<number>, stored?: StoredTree, progress?: (n: number) => void) {
   const rootsAt = new Map<number, Hash>();
   const frontier = new Frontier();
   if (sizes.has(0)) rootsAt.set(0, frontier.root());
-  let firstDifference: number | undefined;
-  let gap: string | undefined;
+  const difference = new Difference();
+  let group: LoggedEvent[] = [];
   for (;;) {
     const events = await read(frontier.size, BATCH);
-    const storedLeaves = stored ? stored.leaves(frontier.size, events.length) : [];
-    for (const [i, event] of events.entries()) {
+    for (const recorded of events) {
       const position = frontier.size + 1;
-      if (event.revision !== frontier.size && gap === undefined) {
-        gap = `position ${position} holds the event of revision ${event.revision}: an event was removed, inserted or moved`;
-        firstDifference ??= position;
+      if (recorded.revision !== frontier.size && difference.gap === undefined) {
+        difference.gap = `position ${position} holds the event of revision ${recorded.revision}: an event was removed, inserted or moved`;
+        if (!difference.found) difference.position = position;
       }
-      const leaf = leafHash(leafText(logged(event)));
-      if (storedLeaves[i] !== undefined && !storedLeaves[i].equals(leaf)) firstDifference ??= position;
-      frontier.append(leaf);
+      const event = logged(recorded);
+      group.push(event);
+      const made = frontier.append(leafHash(leafText(event)));
+      const subtree = made.find((node) => node.level === GROUP_LEVEL);
+      if (stored && subtree && (subtree.index + 1) * GROUP <= stored.size) {
+        const kept = stored.group(subtree.index);
+        if (!kept?.equals(subtree.hash)) difference.group(position - GROUP + 1, group, stored);
+      }
+      if (subtree) group = [];
       if (sizes.has(frontier.size)) rootsAt.set(frontier.size, frontier.root());
     }
     progress?.(frontier.size);
     if (events.length < BATCH) break;
   }
-  if (stored && firstDifference === undefined && stored.size > frontier.size) firstDifference = frontier.size + 1;
-  return { frontier, rootsAt, firstDifference, gap };
+  if (stored && !difference.found) {
+    // The last group, not complete when the service signed: its events against the signed root.
+    const tail = stored.size - (stored.size % GROUP);
+    const root = rootsAt.get(stored.size);
+    if (root && !stored.root.equals(root)) {
+      const events = (await read(tail, stored.size - tail)).map(logged);
+      difference.group(tail + 1, events, stored);
+    } else if (stored.size > frontier.size) difference.position = frontier.size + 1;
+  }
+  return { frontier, rootsAt, difference };
 }
 
 /**
@@ -108,11 +151,14 @@ export async function verifyLog(options: {
   const wanted = opened(options.checkpoints, options.key, findings);
   const sizes = new Set(wanted.map(({ checkpoint }) => checkpoint.size));
   if (stored) sizes.add(stored.size);
-  const { frontier, rootsAt, firstDifference, gap } = await recompute(options.read, sizes, stored, options.progress);
+  const { frontier, rootsAt, difference } = await recompute(options.read, sizes, stored, options.progress);
+  const firstDifference = difference.position;
   const where =
     firstDifference !== undefined
       ? `the first position that differs is ${firstDifference}`
-      : 'the first position that differs cannot be told: the read models were rebuilt from this log';
+      : difference.within
+        ? `the first position that differs is between ${difference.within[0]} and ${difference.within[1]}`
+        : 'the first position that differs cannot be told: the read models were rebuilt from this log';
   for (const { kept, checkpoint } of wanted) {
     const root = rootsAt.get(checkpoint.size);
     const detail =
@@ -126,12 +172,18 @@ export async function verifyLog(options: {
   if (stored) {
     const subject = "the service's latest checkpoint (its read models)";
     const root = rootsAt.get(stored.size);
-    const holds = root !== undefined && stored.root(stored.size).equals(root) && firstDifference === undefined;
+    const holds = root !== undefined && stored.root.equals(root) && !difference.found;
     const detail = holds
       ? `size ${stored.size}: the log holds it`
       : `size ${stored.size}: the log does not hold what the service signed; ${where}`;
     findings.push({ subject, ok: holds, detail });
   }
-  if (gap) findings.push({ subject: 'the log', ok: false, detail: gap });
-  return { events: frontier.size, root: frontier.root(), firstDifference, findings };
+  if (difference.gap) findings.push({ subject: 'the log', ok: false, detail: difference.gap });
+  return {
+    events: frontier.size,
+    root: frontier.root(),
+    firstDifference,
+    firstDifferenceWithin: difference.within,
+    findings,
+  };
 }

@@ -1,16 +1,17 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { redactData } from '../../projections/changes.js';
 import { LOG_KEY_FILE } from '../application/log-key.js';
 import { CONFIG_STREAM } from '../application/projector.js';
-import { type StoredTree, verifyLog } from '../application/verify-log.js';
+import { GROUP, type StoredTree, verifyLog } from '../application/verify-log.js';
 import { loadConfig } from '../config.js';
 import { assertServes } from '../data-dir.js';
-import { rootAt } from '../engine/merkle.js';
+import type { LoggedEvent } from '../domain/shared/types.js';
+import { Frontier } from '../engine/merkle.js';
 import { formatVerifier, parseSigner, parseVerifier, type VerifierKey } from '../engine/signed-note.js';
 import { logged } from '../event-store/port.js';
 import { openEventStore, readModelsFile } from '../main.js';
-import { storedLeaves, treeReader } from '../read-models/sqlite/store.js';
 import Database from '../sqlite/driver.js';
 import { UsageError } from './catalog.js';
 import { Progress } from './progress.js';
@@ -33,15 +34,51 @@ async function verifierKey(
   return { key: parseVerifier(String(recorded.data.verifier_key)), from: 'the log itself (no key file here)' };
 }
 
-/** The tree the service keeps in its read models, read-only; undefined when there are none. */
-function storedTree(file: string): { tree: StoredTree; close(): void } | undefined {
+interface ChangeRecord {
+  type: string;
+  at: string;
+  actor: string;
+  request_id: string;
+  resource: string | null;
+  data: string;
+}
+
+/** Whether the change row the read models made of an event when they folded it is that event's. */
+const recordOf = (row: ChangeRecord, event: LoggedEvent) =>
+  row.type === event.type &&
+  row.at === event.metadata.at &&
+  row.actor === event.metadata.actor &&
+  row.request_id === event.metadata.request_id &&
+  row.data === JSON.stringify(redactData(row.resource ?? undefined, event.data));
+
+/**
+ * The tree the service keeps in its read models, read-only; undefined when there are none. A group
+ * of events whose subtree differs is told apart event by event with the change rows made of them
+ * when they were folded (a change only a secret's sealed value shows, or a bookkeeping event, leaves
+ * the group).
+ */
+export function storedTree(file: string): { tree: StoredTree; close(): void } | undefined {
   if (!existsSync(file)) return undefined;
   const db = new Database(file, { readonly: true, fileMustExist: true });
-  const origin = db.prepare<[], string>("SELECT value FROM meta WHERE name = 'checkpoint'").pluck().get();
+  const edge = db.prepare<[], string>("SELECT value FROM meta WHERE name = 'log_edge'").pluck().get();
+  const frontier = edge === undefined ? new Frontier() : Frontier.fromEdge(edge);
+  const group = db
+    .prepare<[number], Buffer>(`SELECT hash FROM log_nodes WHERE level = ${Math.log2(GROUP)} AND idx = ?`)
+    .pluck();
+  const change = db.prepare<[number], ChangeRecord>(
+    'SELECT type, at, actor, request_id, resource, data FROM changes WHERE position = ?',
+  );
   const tree: StoredTree = {
-    size: Number(origin ?? -1) + 1,
-    leaves: storedLeaves(db),
-    root: (size) => rootAt(size, treeReader(db)),
+    size: frontier.size,
+    group: (index) => group.get(index),
+    root: frontier.root(),
+    locate: (events) => {
+      const differs = events.find((event) => {
+        const row = change.get(event.revision + 1);
+        return row !== undefined && !recordOf(row, event);
+      });
+      return differs && differs.revision + 1;
+    },
   };
   return { tree, close: () => db.close() };
 }

@@ -104,6 +104,20 @@ export class Frontier {
   copy(): Frontier {
     return new Frontier(this.count, [...this.byLevel]);
   }
+
+  /** The right edge as text (its size, then each level's hash in hex or null), for `fromEdge`. */
+  edge(): string {
+    return JSON.stringify([this.count, ...this.byLevel.map((hash) => hash?.toString('hex') ?? null)]);
+  }
+
+  /** The frontier `edge()` wrote. */
+  static fromEdge(edge: string): Frontier {
+    const [count, ...levels] = JSON.parse(edge) as [number, ...(string | null)[]];
+    return new Frontier(
+      count,
+      levels.map((hex) => (hex === null ? undefined : Buffer.from(hex, 'hex'))),
+    );
+  }
 }
 
 /** MTH(D[start:end]) from the stored complete subtrees: at most two reads per level. */

@@ -35,6 +35,8 @@ export interface ProjectionBatch {
   logKey?: RecordedLogKey;
   /** The nodes the verifiable log's tree gained (see storedLevel for those kept). */
   nodes: NewNode[];
+  /** The tree's right edge after the batch (Frontier.edge): a start grows the tree from it. */
+  edge: string;
   changes: ChangeRow[];
   versions: VersionRow[];
   requests: RequestRow[];
@@ -94,8 +96,11 @@ export interface AuditReader {
   timeOf(position: number): Promise<string | undefined>;
   /** The entries changed by the events after `from` up to `to` (positions), by resource, in id order. */
   touched(from: number, to: number): Promise<Map<ResourceName, number[]>>;
-  /** `use`'s answer, given the nodes of the verifiable log's tree as saved (proofs, roots). */
-  withTree<T>(use: (node: NodeReader) => T): Promise<T>;
+  /**
+   * `use`'s answer, given the nodes of the verifiable log's tree as saved (proofs, roots); the leaf
+   * hashes, which are not saved, come from `leaf`.
+   */
+  withTree<T>(use: (node: NodeReader) => T, leaf: (index: number) => Buffer): Promise<T>;
 }
 
 /**

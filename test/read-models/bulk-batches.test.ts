@@ -34,6 +34,7 @@ function batch(rows: number, changed: EntryState[], appear = 0, deleted?: number
     entries: changed,
     lastIds: { tags: 100 },
     nodes: [],
+    edge: `[${revision + 1}]`,
     changes: [],
     versions,
     requests: [],

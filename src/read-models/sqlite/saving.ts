@@ -45,6 +45,8 @@ export interface SaveJob {
   /** The tree's nodes to keep: level and index, one node after another; their hashes in `hashes`, 32 bytes each. */
   nodes: number[];
   hashes: Uint8Array;
+  /** The tree's right edge after the job (Frontier.edge). */
+  edge: string;
   /** The change rows' values, one row after another. */
   changes: unknown[];
   versions: unknown[];
@@ -113,6 +115,7 @@ export function encode(batch: ProjectionBatch): SaveJob {
     logKey: batch.logKey && JSON.stringify(batch.logKey),
     nodes,
     hashes,
+    edge: batch.edge,
     changes,
     versions,
     versionCounts: [...counts],
@@ -212,6 +215,7 @@ export class Saver {
     this.sql.setMeta.run('checkpoint', String(job.revision));
     this.sql.setMeta.run('checkpoint_digest', job.digest);
     this.sql.setMeta.run('high_water_at', job.highWaterAt);
+    this.sql.setMeta.run('log_edge', job.edge);
   }
 
   /** Abandons the list copies under way. */

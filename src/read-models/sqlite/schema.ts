@@ -36,11 +36,13 @@ export const decodeDiff = (text: string): DiffMember[] =>
   (JSON.parse(text) as [string, unknown, unknown][]).map(([field, before, after]) => ({ field, before, after }));
 
 /**
- * The levels of the verifiable log's tree kept in \`log_nodes\`: the leaves, and every complete
- * subtree from 16 leaves up; the three levels between are made again from at most eight leaves when
- * a proof needs them, so that the tree takes about 1.1 rows per event instead of 2.
+ * The levels of the verifiable log's tree kept in \`log_nodes\`: every complete subtree of 16 leaves
+ * or more (about 0.07 rows per event). The leaves are the log's own events, hashed again when a proof
+ * needs them (at most two groups of 16, read from the store), and the levels between are made from
+ * them; a start grows the tree from its right edge, kept in \`meta\` (bench/history.ts, read-model
+ * files / the event log: the leaves took 48 bytes an event).
  */
-export const storedLevel = (level: number): boolean => level === 0 || level >= 4;
+export const storedLevel = (level: number): boolean => level >= 4;
 
 /**
  * The change rows found by resource and entry through `changes_entry`: those whose entry has no

@@ -61,19 +61,13 @@ const COMPARED: [string, string[], string[]][] = [
 
 /**
  * The nodes of the verifiable log's tree as the file keeps them: a level that is not kept
- * (storedLevel) is made from the one below it.
+ * (storedLevel) is made from the one below it, down to the leaves, which `leaf` gives (their hashes,
+ * made from the log's events: the file keeps none).
  */
-/** The leaf hashes of the verifiable log's tree from index `from`, at most `count`, in order. */
-export function storedLeaves(db: BetterSqlite3.Database): (from: number, count: number) => Buffer[] {
-  const leaves = db
-    .prepare<[number, number], Buffer>('SELECT hash FROM log_nodes WHERE level = 0 AND idx >= ? ORDER BY idx LIMIT ?')
-    .pluck();
-  return (from, count) => leaves.all(from, count);
-}
-
-export function treeReader(db: BetterSqlite3.Database): NodeReader {
+export function treeReader(db: BetterSqlite3.Database, leaf: (index: number) => Buffer): NodeReader {
   const stored = db.prepare<[number, number], Buffer>('SELECT hash FROM log_nodes WHERE level = ? AND idx = ?').pluck();
   const node: NodeReader = (level, index) => {
+    if (level === 0) return leaf(index);
     if (!storedLevel(level)) return nodeHash(node(level - 1, 2 * index), node(level - 1, 2 * index + 1));
     const hash = stored.get(level, index);
     if (!hash) throw new Error(`the read models hold no node ${level}/${index} of the log's tree`);
@@ -284,7 +278,10 @@ export class SqliteReadModelStore implements ReadModelStore {
     const logKey = this.meta('log_key');
     if (logKey) state.logKey = JSON.parse(logKey);
     state.revision = Number(this.meta('checkpoint') ?? -1);
-    const frontier = Frontier.of(state.revision + 1, treeReader(this.db));
+    const edge = this.meta('log_edge');
+    const frontier = edge === undefined ? new Frontier() : Frontier.fromEdge(edge);
+    if (frontier.size !== state.revision + 1)
+      throw new Error(`the tree's edge is at ${frontier.size} events, the read models at ${state.revision + 1}`);
     return { state, digest: this.meta('checkpoint_digest'), highWaterAt: this.meta('high_water_at'), frontier };
   }
 
@@ -388,8 +385,8 @@ export class SqliteReadModelStore implements ReadModelStore {
     return this.ask((questions) => questions.touched(from, to));
   }
 
-  withTree<T>(use: (node: NodeReader) => T): Promise<T> {
-    return this.ask(() => use(treeReader(this.db)));
+  withTree<T>(use: (node: NodeReader) => T, leaf: (index: number) => Buffer): Promise<T> {
+    return this.ask(() => use(treeReader(this.db, leaf)));
   }
 
   /**
