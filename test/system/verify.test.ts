@@ -92,6 +92,19 @@ it('SQLite: an untouched log verifies; a byte changed, an event deleted or two s
   }
 });
 
+it('SQLite: an event changed with the record the read models keep of it is placed within its group of 16', async () => {
+  const { dataDir, kept } = await keptLog({});
+  const events = new Database(join(dataDir, 'events.sqlite'));
+  events.prepare("UPDATE events SET data = REPLACE(data, 'tag-', 'tag_') WHERE revision = 18").run();
+  events.close();
+  const models = new Database(join(dataDir, 'read-models.sqlite'));
+  models.prepare("UPDATE changes SET data = REPLACE(data, 'tag-', 'tag_') WHERE position = 19").run();
+  models.close();
+  const result = await verify({ DATA_DIR: dataDir }, kept);
+  assert.is(result.code, 1, result.stdout);
+  assert.match(result.stdout, /FAIL .*checkpoint\.txt: .*the first position that differs is between 17 and (\d+)/);
+});
+
 it('SQLite: a checkpoint kept earlier still verifies once the log has grown; a forged one does not', async () => {
   const { dataDir, kept } = await keptLog({});
   const service = await spawnService({ DATA_DIR: dataDir });
