@@ -62,12 +62,12 @@ export const WITHOUT_VERSION = `type IN (${CHANGES_WITHOUT_VERSION.map((type) =>
  */
 export const INDEXES_IN_LOG_ORDER = `
 CREATE INDEX IF NOT EXISTS changes_actor ON changes (actor, position);
-CREATE INDEX IF NOT EXISTS changes_type ON changes (type, position);
-CREATE INDEX IF NOT EXISTS versions_position ON versions (position);`;
+CREATE INDEX IF NOT EXISTS changes_type ON changes (type, position);`;
 
 /** Indexes of earlier layouts no query uses any more, dropped when a file is opened (nothing to rebuild). */
 export const RETIRED_INDEXES = `
-DROP INDEX IF EXISTS changes_time;`;
+DROP INDEX IF EXISTS changes_time;
+DROP INDEX IF EXISTS versions_position;`;
 
 /**
  * In these, new keys land anywhere (a request, an entry): a file filled in bulk builds them once
