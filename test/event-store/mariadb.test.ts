@@ -37,4 +37,34 @@ if (url) {
     }
   });
   large.run();
+
+  const ranges = suite('mariadb store: a stream read by ranges of revisions');
+  ranges('from any revision, past 10,000 and past rows removed by hand', async () => {
+    const db = await freshDatabase(url);
+    const store = new MariadbEventStore({ url: db.url });
+    try {
+      const events = Array.from({ length: 25_000 }, (_, i) => ({ type: 'Counted', data: { i }, metadata: {} }));
+      await store.append('long', events, 'no_stream');
+      const revisions = async (fromRevision: number, maxCount?: number) =>
+        (await store.readStream('long', { fromRevision, maxCount })).map((event) => event.revision);
+      assert.equal(await revisions(12_345, 3), [12_345, 12_346, 12_347]);
+      assert.equal(await revisions(24_998, 10), [24_998, 24_999]);
+      assert.equal(await revisions(25_000, 10), []);
+      const all = await revisions(0);
+      assert.is(all.length, 25_000);
+      assert.ok(all.every((revision, i) => revision === i));
+      const admin = await createConnection({ uri: db.url });
+      await admin.query(
+        "DELETE FROM pmacontrol_events WHERE stream = 'long' AND (revision = 100 OR revision BETWEEN 10000 AND 19999)",
+      );
+      await admin.end();
+      assert.equal(await revisions(97, 6), [97, 98, 99, 101, 102, 103]);
+      assert.equal(await revisions(9_998, 4), [9_998, 9_999, 20_000, 20_001]);
+      assert.is((await revisions(0)).length, 14_999);
+    } finally {
+      await store.close();
+      await db.drop();
+    }
+  });
+  ranges.run();
 } else skipWithoutMariadb('event store contract: mariadb');

@@ -25,6 +25,8 @@ export interface MariadbSettings extends PoolSettings {
 }
 
 const READ_BATCH = 1000;
+/** Revisions per query of a stream read (see readStream). */
+const READ_RANGE = 10_000;
 /** Rows per INSERT, by size: well under MariaDB's default max_allowed_packet (16 MiB). */
 const CHUNK_BYTES = 4 * 1024 * 1024;
 
@@ -196,13 +198,33 @@ export class MariadbEventStore implements EventStore {
     }
   }
 
+  /**
+   * A stream's events from a revision, asked as ranges of revisions: given `revision >= ?` alone,
+   * MariaDB 10.11 may read `(stream, revision)` on `stream` only (ref access, its statistics once
+   * recalculated) and skip every earlier revision of the stream row by row: 1.8 s for 1,000 events
+   * at revision 7,000,000 (bench/history.ts, the rebuild on MariaDB). A range bounded on both sides
+   * is read as a range. Revisions follow one another; a range that comes back short before the
+   * stream's head (a row removed by hand) is followed by the next one.
+   */
   async readStream(stream: string, { fromRevision = 0, maxCount = -1 }: ReadStreamOptions = {}) {
-    const rows = await this.using((run) =>
-      run<Row[]>(
-        `SELECT ${COLUMNS} FROM pmacontrol_events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`,
-        [stream, fromRevision, maxCount < 0 ? Number.MAX_SAFE_INTEGER : maxCount],
-      ),
-    );
+    const wanted = maxCount < 0 ? Number.POSITIVE_INFINITY : maxCount;
+    const rows: Row[] = [];
+    let head: number | undefined;
+    for (let from = fromRevision; rows.length < wanted; from += READ_RANGE) {
+      const count = Math.min(wanted - rows.length, READ_RANGE);
+      const some = await this.using((run) =>
+        run<Row[]>(
+          `SELECT ${COLUMNS} FROM pmacontrol_events WHERE stream = ? AND revision BETWEEN ? AND ?
+           ORDER BY revision LIMIT ?`,
+          [stream, from, from + READ_RANGE - 1, count],
+        ),
+      );
+      rows.push(...some);
+      if (some.length < count) {
+        head ??= await this.head(stream);
+        if (from + READ_RANGE - 1 >= head) break;
+      }
+    }
     return rows.map(toRecorded);
   }
 
