@@ -22,7 +22,7 @@ import { ConfigService } from '../src/application/service.js';
 import type { ImportItem } from '../src/application/transfer.js';
 import { loadConfig } from '../src/config.js';
 import type { DomainEvent } from '../src/domain/shared/types.js';
-import { openStores } from '../src/main.js';
+import { openStores, readModelsFile } from '../src/main.js';
 import { percentiles, rssMiB, type Served, scratchDir, serveProcess, timedGets } from './lib.js';
 
 const EVENTS = Number(process.env.BENCH_HISTORY_EVENTS ?? 10_000_000);
@@ -295,11 +295,12 @@ async function main() {
     const appended = await appendHistory();
     console.log(`appended through the store: ${appended.events} events in ${appended.seconds.toFixed(0)} s`);
     rate = await rebuilt();
+    console.log(`rebuilt at ${rate.toFixed(0)} events/s`);
     if (kept) writeFileSync(join(dataDir, 'bench.key'), KEY, { mode: 0o600 });
   }
   const alone = await readAlone();
   const logBytes = await logSize();
-  const modelBytes = statSync(join(dataDir, 'read-models.sqlite')).size;
+  const modelBytes = statSync(readModelsFile(loadConfig(env))).size;
   const served = await serve();
   try {
     row(
