@@ -127,7 +127,7 @@ async function recompute(read: LogReader, sizes: Set<number>, stored?: StoredTre
     // The last group, not complete when the service signed: its events against the signed root.
     const tail = stored.size - (stored.size % GROUP);
     const root = rootsAt.get(stored.size);
-    if (root && !stored.root.equals(root)) {
+    if (root && !stored.root.equals(root) && stored.size > tail) {
       const events = (await read(tail, stored.size - tail)).map(logged);
       difference.group(tail + 1, events, stored);
     } else if (stored.size > frontier.size) difference.position = frontier.size + 1;
