@@ -1,5 +1,13 @@
 import { leafBytes, leafText } from '../../projections/leaves.js';
-import { consistencyProof, type Hash, inclusionProof, leafHash, type NodeReader, rootAt } from '../engine/merkle.js';
+import {
+  consistencyProof,
+  GROUP_LEAVES,
+  type Hash,
+  inclusionProof,
+  leafHash,
+  type NodeReader,
+  rootAt,
+} from '../engine/merkle.js';
 import { checkpointText, formatVerifier, type SignerKey, signNote } from '../engine/signed-note.js';
 import { type EventStore, logged } from '../event-store/port.js';
 import type { ReadModelStore } from '../read-models/port.js';
@@ -32,9 +40,6 @@ class LeafNotRead extends Error {
   }
 }
 
-/** The leaves are read from the store by groups of this many: one stored subtree (storedLevel). */
-const LEAF_GROUP = 16;
-
 /**
  * `ask`'s answer, given the leaf hashes it needs, made again from the store's events (the read
  * models keep none): a first try names the leaf it lacks, whose group of 16 is read, and so on (a
@@ -56,8 +61,8 @@ export async function withLeaves<T>(
       return await ask(leaf);
     } catch (error) {
       if (!(error instanceof LeafNotRead)) throw error;
-      const from = error.index - (error.index % LEAF_GROUP);
-      const count = Math.min(LEAF_GROUP, size - from);
+      const from = error.index - (error.index % GROUP_LEAVES);
+      const count = Math.min(GROUP_LEAVES, size - from);
       const events = await store.readStream(CONFIG_STREAM, { fromRevision: from, maxCount: count });
       for (const event of events) leaves.set(event.revision, leafHash(leafText(logged(event))));
       if (!leaves.has(error.index)) throw new OutsideTheLog(`the log has no event at position ${error.index + 1}`);

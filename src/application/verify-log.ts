@@ -1,6 +1,6 @@
 import { leafText } from '../../projections/leaves.js';
 import type { LoggedEvent } from '../domain/shared/types.js';
-import { Frontier, type Hash, leafHash } from '../engine/merkle.js';
+import { Frontier, GROUP_LEAVES, GROUP_LEVEL, type Hash, leafHash } from '../engine/merkle.js';
 import { type Checkpoint, NoteError, openNote, parseCheckpoint, type VerifierKey } from '../engine/signed-note.js';
 import { logged, type RecordedEvent } from '../event-store/port.js';
 
@@ -17,22 +17,18 @@ export interface KeptCheckpoint {
 }
 
 /**
- * The tree as the service keeps it (its read models): its size, its subtrees of GROUP leaves (it
+ * The tree as the service keeps it (its read models): its size, its subtrees of GROUP_LEAVES leaves (it
  * keeps no leaf), and where, among some events, the first one differs from the record the read
  * models keep of it (undefined when none of them can be told apart).
  */
 export interface StoredTree {
   size: number;
-  /** The hash of leaves [index·GROUP, (index+1)·GROUP), undefined if not kept. */
+  /** The hash of leaves [index·GROUP_LEAVES, (index+1)·GROUP_LEAVES), undefined if not kept. */
   group(index: number): Hash | undefined;
   /** The root of its `size` leaves, as it signs it. */
   root: Hash;
   locate(events: LoggedEvent[]): number | undefined;
 }
-
-/** Leaves per stored subtree (storedLevel: level 4). */
-export const GROUP = 16;
-const GROUP_LEVEL = Math.log2(GROUP);
 
 export interface Finding {
   /** Which checkpoint, or "the log". */
@@ -47,7 +43,7 @@ export interface Verification {
   root: Hash;
   /** The first position whose event is not what the service's tree holds (changed, removed, inserted, moved). */
   firstDifference?: number;
-  /** When only its group of GROUP is known: the first and last positions it lies between. */
+  /** When only its group of GROUP_LEAVES is known: the first and last positions it lies between. */
   firstDifferenceWithin?: [number, number];
   findings: Finding[];
 }
@@ -113,9 +109,9 @@ async function recompute(read: LogReader, sizes: Set<number>, stored?: StoredTre
       group.push(event);
       const made = frontier.append(leafHash(leafText(event)));
       const subtree = made.find((node) => node.level === GROUP_LEVEL);
-      if (stored && subtree && (subtree.index + 1) * GROUP <= stored.size) {
+      if (stored && subtree && (subtree.index + 1) * GROUP_LEAVES <= stored.size) {
         const kept = stored.group(subtree.index);
-        if (!kept?.equals(subtree.hash)) difference.group(position - GROUP + 1, group, stored);
+        if (!kept?.equals(subtree.hash)) difference.group(position - GROUP_LEAVES + 1, group, stored);
       }
       if (subtree) group = [];
       if (sizes.has(frontier.size)) rootsAt.set(frontier.size, frontier.root());
@@ -125,7 +121,7 @@ async function recompute(read: LogReader, sizes: Set<number>, stored?: StoredTre
   }
   if (stored && !difference.found) {
     // The last group, not complete when the service signed: its events against the signed root.
-    const tail = stored.size - (stored.size % GROUP);
+    const tail = stored.size - (stored.size % GROUP_LEAVES);
     const root = rootsAt.get(stored.size);
     if (root && !stored.root.equals(root) && stored.size > tail) {
       const events = (await read(tail, stored.size - tail)).map(logged);

@@ -4,11 +4,11 @@ import { parseArgs } from 'node:util';
 import { redactData } from '../../projections/changes.js';
 import { LOG_KEY_FILE } from '../application/log-key.js';
 import { CONFIG_STREAM } from '../application/projector.js';
-import { GROUP, type StoredTree, verifyLog } from '../application/verify-log.js';
+import { type StoredTree, verifyLog } from '../application/verify-log.js';
 import { loadConfig } from '../config.js';
 import { assertServes } from '../data-dir.js';
 import type { LoggedEvent } from '../domain/shared/types.js';
-import { Frontier } from '../engine/merkle.js';
+import { Frontier, GROUP_LEVEL } from '../engine/merkle.js';
 import { formatVerifier, parseSigner, parseVerifier, type VerifierKey } from '../engine/signed-note.js';
 import { logged } from '../event-store/port.js';
 import { openEventStore, readModelsFile } from '../main.js';
@@ -63,7 +63,7 @@ export function storedTree(file: string): { tree: StoredTree; close(): void } | 
   const edge = db.prepare<[], string>("SELECT value FROM meta WHERE name = 'log_edge'").pluck().get();
   const frontier = edge === undefined ? new Frontier() : Frontier.fromEdge(edge);
   const group = db
-    .prepare<[number], Buffer>(`SELECT hash FROM log_nodes WHERE level = ${Math.log2(GROUP)} AND idx = ?`)
+    .prepare<[number], Buffer>(`SELECT hash FROM log_nodes WHERE level = ${GROUP_LEVEL} AND idx = ?`)
     .pluck();
   const change = db.prepare<[number], ChangeRecord>(
     'SELECT type, at, actor, request_id, resource, data FROM changes WHERE position = ?',

@@ -40,6 +40,14 @@ function split(n: number): number {
   return k;
 }
 
+/**
+ * The smallest subtree the read models keep: its level, and the leaves under it. Nothing below it is
+ * kept; the leaves are the log's events, hashed again when a proof or a check needs them, a group of
+ * GROUP_LEAVES at a time (bench/history.ts, read-model files / the event log).
+ */
+export const GROUP_LEVEL = 4;
+export const GROUP_LEAVES = 2 ** GROUP_LEVEL;
+
 /** A node made as the tree grows: its level, its index at that level, its hash. */
 export interface NewNode {
   level: number;

@@ -1,4 +1,5 @@
 import { CHANGES_WITHOUT_VERSION, type DiffMember } from '../../../projections/changes.js';
+import { GROUP_LEVEL } from '../../engine/merkle.js';
 
 /** Raised when the layout of the tables changes: older read models are dropped and rebuilt from the log. */
 export const LAYOUT = 11;
@@ -42,7 +43,7 @@ export const decodeDiff = (text: string): DiffMember[] =>
  * them; a start grows the tree from its right edge, kept in \`meta\` (bench/history.ts, read-model
  * files / the event log: the leaves took 48 bytes an event).
  */
-export const storedLevel = (level: number): boolean => level >= 4;
+export const storedLevel = (level: number): boolean => level >= GROUP_LEVEL;
 
 /**
  * The change rows found by resource and entry through `changes_entry`: those whose entry has no
