@@ -67,4 +67,37 @@ if (url) {
     }
   });
   ranges.run();
+
+  const timeouts = suite('mariadb store: a statement past the query timeout');
+  timeouts('an append that times out answers within the timeout, not when the server answers again', async () => {
+    const db = await freshDatabase(url);
+    const store = new MariadbEventStore({ url: db.url, queryTimeoutMs: 500 });
+    // Another session holds the stream's head: the append's locking read waits on the server, as it
+    // would on a frozen one; the session is let go only after the append settled or 10 s passed.
+    const holder = await createConnection({ uri: db.url });
+    try {
+      await store.append('held', [{ type: 'First', data: {}, metadata: {} }], 'no_stream');
+      await holder.query('START TRANSACTION');
+      await holder.query("SELECT MAX(revision) FROM pmacontrol_events WHERE stream = 'held' FOR UPDATE");
+      const started = Date.now();
+      const outcome = await Promise.race([
+        store.append('held', [{ type: 'Second', data: {}, metadata: {} }], 0).then(
+          () => 'appended',
+          (error: Error) => error.name,
+        ),
+        new Promise((resolve) => setTimeout(() => resolve('still waiting after 10 s'), 10_000)),
+      ]);
+      const took = Date.now() - started;
+      assert.is(outcome, 'StoreUnavailable');
+      assert.ok(took < 5_000, `the append answered after ${took} ms`);
+      await holder.query('ROLLBACK');
+      const next = await store.append('held', [{ type: 'Second', data: {}, metadata: {} }], 0);
+      assert.is(next.nextRevision, 1, 'the store works once the lock is gone');
+    } finally {
+      await holder.end();
+      await store.close();
+      await db.drop();
+    }
+  });
+  timeouts.run();
 } else skipWithoutMariadb('event store contract: mariadb');

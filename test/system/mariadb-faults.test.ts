@@ -109,20 +109,24 @@ if (canRunPrivateMariadb()) {
     env,
   }) => {
     const load = traffic(service.url);
-    await until(async () => load.acknowledged.length >= 20, 'writes before the fault');
-    await db.stop('SIGKILL');
-    const downAt = load.refused.length;
-    await until(async () => load.refused.length >= downAt + 5, 'writes refused while the database is down');
-    const read = await send(service.url, 'GET', `${BASE}/tags/${load.acknowledged[0]}`);
-    assert.is(read.status, 200, 'reads are served from memory while the store is down');
-    for (const refusal of load.refused) {
-      assert.equal([refusal.status, refusal.code], [503, 'unavailable'], JSON.stringify(refusal));
-      assert.ok(refusal.retryAfter, 'a 503 says when to retry');
+    try {
+      await until(async () => load.acknowledged.length >= 20, 'writes before the fault');
+      await db.stop('SIGKILL');
+      const downAt = load.refused.length;
+      await until(async () => load.refused.length >= downAt + 5, 'writes refused while the database is down');
+      const read = await send(service.url, 'GET', `${BASE}/tags/${load.acknowledged[0]}`);
+      assert.is(read.status, 200, 'reads are served from memory while the store is down');
+      for (const refusal of load.refused) {
+        assert.equal([refusal.status, refusal.code], [503, 'unavailable'], JSON.stringify(refusal));
+        assert.ok(refusal.retryAfter, 'a 503 says when to retry');
+      }
+      await db.start();
+      const before = load.acknowledged.length;
+      await until(async () => load.acknowledged.length >= before + 20, 'writes after the database came back');
+    } finally {
+      // a failed assertion must not leave the writers posting for ever
+      await load.stop();
     }
-    await db.start();
-    const before = load.acknowledged.length;
-    await until(async () => load.acknowledged.length >= before + 20, 'writes after the database came back');
-    await load.stop();
     await assertNothingLost(service, env, load.acknowledged);
   });
 
@@ -132,30 +136,33 @@ if (canRunPrivateMariadb()) {
     env,
   }) => {
     const load = traffic(service.url);
-    await until(async () => load.acknowledged.length >= 20, 'writes before the fault');
-    db.freeze();
-    const downAt = load.refused.length;
-    let longest = 0;
     try {
-      // Frozen for 10 s: with a query timeout of 1.5 s no request may wait anywhere near that long.
-      for (let i = 0; i < 100; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        longest = Math.max(longest, load.longestWait());
+      await until(async () => load.acknowledged.length >= 20, 'writes before the fault');
+      db.freeze();
+      const downAt = load.refused.length;
+      let longest = 0;
+      try {
+        // Frozen for 10 s: with a query timeout of 1.5 s no request may wait anywhere near that long.
+        for (let i = 0; i < 100; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          longest = Math.max(longest, load.longestWait());
+        }
+      } finally {
+        db.thaw();
       }
+      const thawedAt = Date.now();
+      const during = load.refused.slice(downAt).filter((r) => r.at < thawedAt);
+      // Answered while frozen, not held until it thawed: refusals came during the freeze, and no request
+      // waited near its 10 s (how many refusals fit depends on how the writes were batched when it froze).
+      assert.ok(during.length > 0, 'no refusal while frozen: every request was held until it thawed');
+      assert.ok(longest < 6000, `a request waited ${longest} ms while the server was frozen`);
+      for (const refusal of during)
+        assert.equal([refusal.status, refusal.code], [503, 'unavailable'], JSON.stringify(refusal));
+      const before = load.acknowledged.length;
+      await until(async () => load.acknowledged.length >= before + 20, 'writes after the server thawed');
     } finally {
-      db.thaw();
+      await load.stop();
     }
-    const thawedAt = Date.now();
-    const during = load.refused.slice(downAt).filter((r) => r.at < thawedAt);
-    // Answered while frozen, not held until it thawed: refusals came during the freeze, and no request
-    // waited near its 10 s (how many refusals fit depends on how the writes were batched when it froze).
-    assert.ok(during.length > 0, 'no refusal while frozen: every request was held until it thawed');
-    assert.ok(longest < 6000, `a request waited ${longest} ms while the server was frozen`);
-    for (const refusal of during)
-      assert.equal([refusal.status, refusal.code], [503, 'unavailable'], JSON.stringify(refusal));
-    const before = load.acknowledged.length;
-    await until(async () => load.acknowledged.length >= before + 20, 'writes after the server thawed');
-    await load.stop();
     assert.not.ok(
       load.refused.some((r) => r.status === 500 || r.status === 0),
       'no 500, no reset',

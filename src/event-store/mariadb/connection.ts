@@ -118,7 +118,7 @@ export class Connections {
 
   /**
    * Runs `work` on one connection: each statement bounded by the query timeout. A connection whose
-   * statement timed out or broke is closed rather than given back.
+   * statement timed out or broke takes no further statement and is closed rather than given back.
    */
   async using<T>(work: (run: Run) => Promise<T>): Promise<T> {
     await this.open();
@@ -128,15 +128,24 @@ export class Connections {
     } catch (error) {
       throw translate(error);
     }
+    // A statement that timed out stays the connection's current command in the driver: a statement
+    // sent after it (a ROLLBACK) would wait behind it, its own timeout not started, for as long as the
+    // server does not answer. Once broken, the connection takes no more statements.
+    let broken: unknown;
     const run: Run = async (sql, values) => {
-      const [result] = await connection.query({ sql, values, timeout: this.timeoutMs });
-      return result as never;
+      if (broken) throw broken;
+      try {
+        const [result] = await connection.query({ sql, values, timeout: this.timeoutMs });
+        return result as never;
+      } catch (error) {
+        if (isBroken(error)) broken = error;
+        throw error;
+      }
     };
-    let broken = false;
     try {
       return await work(run);
     } catch (error) {
-      broken = isBroken(error);
+      if (isBroken(error)) broken ??= error;
       throw error;
     } finally {
       if (broken) connection.destroy();
