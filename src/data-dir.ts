@@ -88,38 +88,63 @@ export function assertServes(config: Config): void {
 export class InstanceLock {
   private constructor(private readonly db: BetterSqlite3.Database) {}
 
-  private static open(dir: string): BetterSqlite3.Database {
-    const db = new Database(join(dir, 'instance.lock'));
-    db.pragma('busy_timeout = 0');
-    db.exec('CREATE TABLE IF NOT EXISTS holders (note TEXT)');
-    return db;
+  /**
+   * Opens DATA_DIR/`name` and takes its lock with `take`; `refusal` when another process holds it
+   * in a way that excludes this one (SQLITE_BUSY: at the first read, or at `take`).
+   */
+  private static hold(
+    dir: string,
+    name: string,
+    take: (db: BetterSqlite3.Database) => void,
+    refusal: string,
+  ): InstanceLock {
+    const db = new Database(join(dir, name));
+    try {
+      db.pragma('busy_timeout = 0');
+      db.exec('CREATE TABLE IF NOT EXISTS holders (note TEXT)');
+      take(db);
+    } catch (error) {
+      db.close();
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY') throw error;
+      throw new StartRefused(refusal);
+    }
+    return new InstanceLock(db);
   }
 
   /** For a serving instance or a command: refused while `replay --apply` runs. */
   static shared(dir: string): InstanceLock {
-    const db = InstanceLock.open(dir);
-    try {
-      db.exec('BEGIN');
-      db.prepare('SELECT count(*) FROM holders').get();
-    } catch {
-      db.close();
-      throw new StartRefused(`a replay --apply is replacing the read models of DATA_DIR ${resolve(dir)}: wait for it`);
-    }
-    return new InstanceLock(db);
+    return InstanceLock.hold(
+      dir,
+      'instance.lock',
+      (db) => {
+        db.exec('BEGIN');
+        db.prepare('SELECT count(*) FROM holders').get();
+      },
+      `a replay --apply is replacing the read models of DATA_DIR ${resolve(dir)}: wait for it`,
+    );
   }
 
   /** For `replay --apply` in place: refused while an instance or a command uses the directory. */
   static exclusive(dir: string): InstanceLock {
-    const db = InstanceLock.open(dir);
-    try {
-      db.exec('BEGIN EXCLUSIVE');
-    } catch {
-      db.close();
-      throw new StartRefused(
-        `an instance of the service (or a command) is using DATA_DIR ${resolve(dir)}: stop it before replay --apply`,
-      );
-    }
-    return new InstanceLock(db);
+    return InstanceLock.hold(
+      dir,
+      'instance.lock',
+      (db) => db.exec('BEGIN EXCLUSIVE'),
+      `an instance of the service (or a command) is using DATA_DIR ${resolve(dir)}: stop it before replay --apply`,
+    );
+  }
+
+  /**
+   * For a rebuild of the read models (`replay`), on DATA_DIR/rebuild.lock: one at a time, since a
+   * rebuild goes on from the file another one left.
+   */
+  static rebuilding(dir: string): InstanceLock {
+    return InstanceLock.hold(
+      dir,
+      'rebuild.lock',
+      (db) => db.exec('BEGIN EXCLUSIVE'),
+      `a replay is rebuilding the read models of DATA_DIR ${resolve(dir)}: wait for it`,
+    );
   }
 
   release(): void {

@@ -46,6 +46,7 @@ export interface Stores {
   /**
    * Where a rebuild of the read models goes (`replay`), and how it replaces them (`--apply`): in
    * their place (no instance running), or beside them for the serving instance to take in (`offer`).
+   * `open` gives the file a rebuild that stopped before its end left, if any (see runReplay).
    */
   rebuild: { open(): ReadModelStore; adopt(): void; offer(): void; discard(): void };
 }
@@ -146,10 +147,8 @@ export async function openStores(config: Config, logger: Logger, hold: 'shared' 
     lock,
     synced,
     rebuild: {
-      open: () => {
-        SqliteReadModelStore.remove(fresh);
-        return new SqliteReadModelStore(fresh, undefined, true);
-      },
+      // A rebuild's file that cannot be read is of no use: removed, and a new one made.
+      open: () => new SqliteReadModelStore(fresh, (setAsideAs) => SqliteReadModelStore.remove(setAsideAs), true),
       adopt: () => SqliteReadModelStore.move(fresh, file),
       offer: () => SqliteReadModelStore.move(fresh, file + REBUILT),
       discard: () => SqliteReadModelStore.remove(fresh),

@@ -43,6 +43,8 @@ export const COMMANDS: CommandHelp[] = [
       'stored one. Beside an instance serving DATA_DIR, --apply does not compare (the stored file moves\n' +
       'meanwhile): it leaves the rebuilt file beside the stored one, and the instance takes it in at its\n' +
       'next change-log question, or its next start, and catches it up with the log.\n' +
+      'One replay at a time. A replay stopped before its end (killed, kill -9 included) leaves its file,\n' +
+      'and the next one resumes it from its last consistent point (every 200,000 events at most).\n' +
       `${RUNS_ON_A_SERVED_DATA_DIR}`,
   },
   {

@@ -1,20 +1,26 @@
+import { CONFIG_STREAM } from '../application/projector.js';
+import { assertLogHolds } from '../application/read-model-origin.js';
 import { type ReplayReport, rebuild, replay } from '../application/replay.js';
 import { StartRefused } from '../application/start-refused.js';
 import { type Config, loadConfig } from '../config.js';
-import { assertServes } from '../data-dir.js';
+import { assertServes, InstanceLock } from '../data-dir.js';
 import { createLogger, openStores, type Stores } from '../main.js';
+import type { ReadModelStore } from '../read-models/port.js';
 import { UsageError } from './catalog.js';
 
 /**
  * `replay [--apply]`: rebuilds the read models from the log beside the stored ones and compares.
  * `--apply` replaces them: in place when nothing else uses DATA_DIR, or, beside a serving instance,
  * as a finished file that instance takes in (without comparing: the stored file moves meanwhile).
+ * One rebuild at a time; one that was stopped (kill -9 included) is resumed by the next.
  */
 export async function runReplay(args: string[]): Promise<number> {
   if (args.some((arg) => arg !== '--apply')) throw new UsageError(`replay takes --apply only, not ${args.join(' ')}`);
   const apply = args.includes('--apply');
   const config = loadConfig();
   assertServes(config);
+  // Held until the process ends: the rebuild's file is this process's until it is taken in or removed.
+  InstanceLock.rebuilding(config.dataDir);
   const opened = await openFor(config, apply);
   return opened.beside ? offer(opened.stores) : compareAndApply(opened.stores, apply);
 }
@@ -41,10 +47,32 @@ function progress(): (events: number) => void {
   };
 }
 
+/**
+ * The rebuild's file, once this process holds the rebuild lock: the one a rebuild that stopped
+ * before its end left (killed, or its log unreadable), resumed from its last consistent point when
+ * the log holds the event it reached there; otherwise a new one.
+ */
+async function openRebuild(stores: Stores): Promise<ReadModelStore> {
+  const fresh = stores.rebuild.open();
+  const { state, digest } = fresh.load();
+  if (state.revision < 0) return fresh;
+  try {
+    await assertLogHolds(stores.store, CONFIG_STREAM, { revision: state.revision, digest }, 'the rebuild left');
+  } catch (error) {
+    if (!(error instanceof StartRefused)) throw error;
+    process.stderr.write('a rebuild left a file the log does not match: starting over\n');
+    fresh.close();
+    stores.rebuild.discard();
+    return stores.rebuild.open();
+  }
+  process.stderr.write(`resuming the rebuild a replay left at event ${state.revision + 1}\n`);
+  return fresh;
+}
+
 async function compareAndApply(stores: Stores, apply: boolean): Promise<number> {
   const { store, readModels, rebuild: rebuilt, synced } = stores;
   await synced;
-  const fresh = rebuilt.open();
+  const fresh = await openRebuild(stores);
   let report: ReplayReport;
   try {
     report = await replay(store, readModels, fresh, progress());
@@ -77,7 +105,7 @@ async function offer(stores: Stores): Promise<number> {
   const { store, readModels, rebuild: rebuilt, synced } = stores;
   await synced;
   readModels.close();
-  const fresh = rebuilt.open();
+  const fresh = await openRebuild(stores);
   let events: number;
   try {
     events = await rebuild(store, fresh, progress());

@@ -74,7 +74,7 @@ export class SaveThread {
     private readonly location: string,
     private readonly failed: (error: Error) => void,
     private readonly fallback: () => SaveQueue,
-    /** A new file filled in one go (see SqliteReadModelStore): the worker writes it without journal or sync. */
+    /** A file filled in one go (see SqliteReadModelStore): the worker writes it unsynced, in long transactions. */
     bulk = false,
     holdMs = bulk ? 0 : SAVE_HOLD_MS,
   ) {

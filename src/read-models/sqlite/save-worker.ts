@@ -17,13 +17,12 @@ const db = new Database(location, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 // As the main thread's connection has it (SqliteReadModelStore.open).
 if (bulk) {
-  db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');
   db.pragma('cache_size = -262144');
 } else db.pragma('synchronous = NORMAL');
 
 // A file filled in bulk copies its list snapshots at once: nothing reads it meanwhile.
-const saver = new Saver(db, bulk ? undefined : location);
+const saver = new Saver(db, bulk ? undefined : location, bulk);
 const queue = new SaveQueue(
   saver,
   (error) => {
@@ -52,11 +51,8 @@ parentPort!.on('message', (message: { job: SaveJob } | { hurry: true } | { close
   if ('hurry' in message) return queue.hurry();
   queue.close();
   // A file filled in bulk gets its indexes here, where its pages are in the cache (the main thread's
-  // close finds them made), then its journal.
-  if (bulk) {
-    db.exec(INDEXES);
-    db.pragma('journal_mode = WAL');
-  }
+  // close finds them made).
+  if (bulk) db.exec(INDEXES);
   db.close();
   parentPort!.close();
 });

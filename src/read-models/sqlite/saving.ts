@@ -26,6 +26,12 @@ export interface ListSince {
 export const listDue = (since: ListSince, count: number) =>
   since.rows + count >= Math.max(LIST_SNAPSHOT_MIN, LIST_SNAPSHOT_FACTOR * since.size);
 
+/**
+ * The meta row a rebuild's file keeps of its last consistent point (SaveJob.consistent): resumed only
+ * when it is the file's checkpoint, that is when its last commit was at one.
+ */
+export const CONSISTENT_AT = 'rebuild_consistent_at';
+
 /** A save that failed is tried again this long after (or sooner, with the next save handed over). */
 const RETRY_MS = 1000;
 
@@ -58,6 +64,12 @@ export interface SaveJob {
    * in bulk: see BulkBatches); otherwise the saver does, from the counts it keeps in the file.
    */
   listsDue?: string[];
+  /**
+   * A file filled in bulk: after this job, the file holds the read models exactly as they are at its
+   * revision (no entry held back; see BulkBatches). Its transaction ends here and nowhere else, so a
+   * rebuild killed at any moment leaves a file at such a point, which the next one resumes.
+   */
+  consistent?: boolean;
 }
 
 /** Appends the entries' values to `values` (see SaveJob.entries); `made` keeps each entry's JSON. */
@@ -161,16 +173,20 @@ function statements(db: Database.Database) {
  * Writes save jobs into a read-model file, each in one transaction, on the connection it is given.
  * With `copyListsOf` (a file in use), list snapshots are copied a chunk at a time after the save
  * that makes them due (ListCopies); without it (a file filled in bulk, or in memory), at once.
+ * With `bulk` (a rebuild's file), a transaction runs from one consistent job to the next instead.
  */
 export class Saver {
   private readonly sql: ReturnType<typeof statements>;
   private readonly listCopies?: ListCopies;
   /** Lists whose snapshot became due in the save under way, copied once it is committed. */
   private dueLists: [string, number][] = [];
+  /** A rebuild's save that failed: its transaction is rolled back, and nothing more is written. */
+  private failure?: Error;
 
   constructor(
     private readonly db: Database.Database,
     copyListsOf?: string,
+    private readonly bulk = false,
   ) {
     this.sql = statements(db);
     if (copyListsOf) {
@@ -186,6 +202,10 @@ export class Saver {
    * commit, sees the entries as they were at its position.
    */
   save(jobs: SaveJob[]): void {
+    if (this.bulk) {
+      this.saveInBulk(jobs);
+      return;
+    }
     let next = 0;
     while (next < jobs.length) {
       this.dueLists = [];
@@ -195,6 +215,29 @@ export class Saver {
         })
         .immediate();
       for (const [resource, position] of this.dueLists) this.listCopies!.start(resource, position);
+    }
+  }
+
+  /**
+   * A rebuild's jobs: a transaction is opened by the first job after a consistent one and committed
+   * by the next consistent one (SaveJob.consistent), so that the file is only ever at such a point. A
+   * failure rolls back to the last one and ends the saves: the jobs rolled back are gone from the
+   * queue, and a job written after them would not follow on from what the file holds.
+   */
+  private saveInBulk(jobs: SaveJob[]): void {
+    if (this.failure) throw this.failure;
+    try {
+      for (const job of jobs) {
+        if (!this.db.inTransaction) this.db.exec('BEGIN IMMEDIATE');
+        this.saveOne(job);
+        if (!job.consistent) continue;
+        this.sql.setMeta.run(CONSISTENT_AT, String(job.revision));
+        this.db.exec('COMMIT');
+      }
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      this.failure = error as Error;
+      throw error;
     }
   }
 
@@ -218,9 +261,10 @@ export class Saver {
     this.sql.setMeta.run('log_edge', job.edge);
   }
 
-  /** Abandons the list copies under way. */
+  /** Abandons the list copies under way, and a rebuild's jobs since its last consistent one. */
   close(): void {
     this.listCopies?.close();
+    if (this.bulk && this.db.inTransaction) this.db.exec('ROLLBACK');
   }
 
   private meta(name: string): string | undefined {

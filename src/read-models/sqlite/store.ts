@@ -15,10 +15,10 @@ import {
   ReadModelsRebuilding,
   type StoredSnapshot,
 } from '../port.js';
-import { BulkBatches } from './bulk-batches.js';
+import { BulkBatches, type BulkStart, type ListCount } from './bulk-batches.js';
 import { SqliteChanges } from './changes.js';
 import { SaveThread } from './save-thread.js';
-import { encode, SaveQueue, Saver } from './saving.js';
+import { CONSISTENT_AT, encode, type ListSince, SaveQueue, Saver } from './saving.js';
 import { INDEXES, INDEXES_IN_LOG_ORDER, LAYOUT, RETIRED_INDEXES, storedLevel, TABLES } from './schema.js';
 
 /** SQLite errors that mean the file cannot be used as read models: it is set aside and rebuilt. */
@@ -112,9 +112,10 @@ export class SqliteReadModelStore implements ReadModelStore {
     readonly location: string,
     private readonly onSetAside: (setAsideAs: string, reason: string) => void = () => {},
     /**
-     * A new file filled in one go (a rebuild): no journal, no sync, a large cache, and the secondary
-     * indexes built once, at the first change-log question or at `close()`, which then turns the
-     * journal (WAL) on. Never for a file in use.
+     * A file filled in one go (a rebuild): not synced, a large cache, a transaction from one
+     * consistent point to the next (BulkBatches), and the secondary indexes built once, at the first
+     * change-log question or at `close()`. Opened where a rebuild stopped, it goes on from its last
+     * consistent point. Never for a file in use.
      */
     private readonly bulk = false,
     /** How long the worker holds a save for the next ones (see SAVE_HOLD_MS). */
@@ -128,7 +129,10 @@ export class SqliteReadModelStore implements ReadModelStore {
       SqliteReadModelStore.move(this.location + REBUILT, this.location);
     this.db = new Database(this.location);
     this.db.pragma('busy_timeout = 5000');
-    this.db.pragma(this.bulk ? 'journal_mode = OFF' : 'journal_mode = WAL');
+    // A rebuild's file has its journal too: killed at any moment, it holds its last consistent point
+    // (see BulkBatches), which the next rebuild resumes. Not synced: a file lost to a power cut is
+    // rebuilt again.
+    this.db.pragma('journal_mode = WAL');
     this.db.pragma(this.bulk ? 'synchronous = OFF' : 'synchronous = NORMAL');
     // A file in use reads its pages through a 64 MiB cache (bench/history.ts: one server's history,
     // a month's differences, on 10,000,000 events); the default 2 MiB read most of them again.
@@ -140,12 +144,31 @@ export class SqliteReadModelStore implements ReadModelStore {
       if (isDamageInUse(error)) this.noticeDamage(error.message);
       this.failed(error);
     };
-    const here = () => new SaveQueue(new Saver(this.db, this.inUse ? this.location : undefined), failed);
+    const here = () => new SaveQueue(new Saver(this.db, this.inUse ? this.location : undefined, this.bulk), failed);
     this.saving =
       this.location === ':memory:' ? here() : new SaveThread(this.location, failed, here, this.bulk, this.saveHoldMs);
     const saving = this.saving;
-    this.bulkBatches = this.bulk ? new BulkBatches((job) => saving.save(job)) : undefined;
+    this.bulkBatches = this.bulk ? new BulkBatches((job) => saving.save(job), this.bulkStart()) : undefined;
     this.changeQueries = undefined;
+  }
+
+  /**
+   * Where a rebuild's file stands: empty, or at the last consistent point of a rebuild that stopped
+   * before its end, with the counts that make its list snapshots due.
+   */
+  private bulkStart(): BulkStart {
+    const present = new Map(
+      this.db.prepare<[], [string, number]>('SELECT resource, count(*) FROM entries GROUP BY resource').raw().all(),
+    );
+    const lists = new Map<string, ListCount>();
+    const counts = this.db.prepare<[], { name: string; value: string }>(
+      "SELECT name, value FROM meta WHERE name LIKE 'list:%'",
+    );
+    for (const { name, value } of counts.all()) {
+      const resource = name.slice('list:'.length);
+      lists.set(resource, { ...(JSON.parse(value) as ListSince), present: present.get(resource) ?? 0 });
+    }
+    return { revision: Number(this.meta('checkpoint') ?? -1), lists };
   }
 
   /** A file that serves while it is written: list snapshots copied a chunk at a time (ListCopies). */
@@ -168,7 +191,7 @@ export class SqliteReadModelStore implements ReadModelStore {
    * tables; in one write transaction, so that instances opening one file together agree.
    */
   private upgrade(): void {
-    if (this.db.pragma('user_version', { simple: true }) !== LAYOUT) {
+    if (this.db.pragma('user_version', { simple: true }) !== LAYOUT || !this.resumable()) {
       const tables = this.db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'");
       for (const { name } of tables.all()) this.db.exec(`DROP TABLE "${name}"`);
       this.db.pragma(`user_version = ${LAYOUT}`);
@@ -176,6 +199,20 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.exec(TABLES);
     this.db.exec(RETIRED_INDEXES);
     this.db.exec(this.bulk ? INDEXES_IN_LOG_ORDER : INDEXES);
+  }
+
+  /**
+   * A rebuild's file goes on only from a consistent point: its checkpoint is its last one (see
+   * CONSISTENT_AT). One whose last commit was elsewhere (written by a build that kept no consistent
+   * points) is dropped, and the rebuild starts over.
+   */
+  private resumable(): boolean {
+    if (!this.bulk) return true;
+    const kept = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
+    if (!kept) return true;
+    const meta = this.db.prepare<[string], string>('SELECT value FROM meta WHERE name = ?').pluck();
+    const checkpoint = meta.get('checkpoint');
+    return checkpoint === undefined || checkpoint === meta.get(CONSISTENT_AT);
   }
 
   /** Runs `work`; if the file turns out to be damaged, sets it aside, opens an empty one and runs it again. */
@@ -391,7 +428,8 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   /**
    * The list snapshots' own bookkeeping (`list:*` in meta) is left out: where the snapshots fall
-   * depends on how the events were batched. `listSnapshots` gives them for a check by content.
+   * depends on how the events were batched. `listSnapshots` gives them for a check by content. So is
+   * a rebuild's last consistent point (CONSISTENT_AT).
    */
   *lines(): Iterable<{ table: string; key: string; value: string }> {
     this.settle();
@@ -400,7 +438,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       const query = this.db.prepare(`SELECT ${columns} FROM ${table} ORDER BY ${keys.join(', ')}`);
       for (const row of query.iterate() as Iterable<Record<string, unknown>>) {
         const key = keys.map((k) => row[k]).join('/');
-        if (table === 'meta' && key.startsWith('list:')) continue;
+        if (table === 'meta' && (key.startsWith('list:') || key === CONSISTENT_AT)) continue;
         yield { table, key, value: JSON.stringify(values.map((v) => row[v])) };
       }
     }
@@ -430,10 +468,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     if (!this.db.open) return;
     this.bulkBatches?.flush();
     this.saving.close();
-    if (this.bulk) {
-      this.db.exec(INDEXES);
-      this.db.pragma('journal_mode = WAL');
-    }
+    if (this.bulk) this.db.exec(INDEXES);
     this.db.close();
   }
 
