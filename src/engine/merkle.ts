@@ -74,15 +74,6 @@ export class Frontier {
     return this.count;
   }
 
-  /** The frontier of a tree of `size` leaves, from its stored nodes. */
-  static of(size: number, node: NodeReader): Frontier {
-    const byLevel: (Hash | undefined)[] = [];
-    for (let level = 0; 2 ** level <= size; level++) {
-      if (Math.floor(size / 2 ** level) % 2 === 1) byLevel[level] = node(level, Math.floor(size / 2 ** level) - 1);
-    }
-    return new Frontier(size, byLevel);
-  }
-
   /** Adds a leaf (its hash); returns every node the tree now has that it had not: the leaf, then the subtrees it completed. */
   append(leaf: Hash): NewNode[] {
     const index = this.count;
