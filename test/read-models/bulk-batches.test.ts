@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { VersionRow } from '../../projections/changes.js';
 import type { EntryState, ProjectionBatch } from '../../src/read-models/port.js';
-import { BulkBatches } from '../../src/read-models/sqlite/bulk-batches.js';
+import { BulkBatches, CONSISTENT_EVERY } from '../../src/read-models/sqlite/bulk-batches.js';
 import type { SaveJob } from '../../src/read-models/sqlite/saving.js';
 
 /**
@@ -125,6 +125,27 @@ it('the size of the list counts creations and hard deletes', () => {
     jobs.map((job) => job.listsDue),
     [['tags'], [], ['tags']],
   );
+});
+
+it('a job with every entry held is a consistent point: one at least every CONSISTENT_EVERY events, counted from where the file stands', () => {
+  const jobs: SaveJob[] = [];
+  // A file resumed at `revision`, whose list of tags is so long that no snapshot falls due here.
+  const start = { revision, lists: new Map([['tags', { rows: 0, size: 10_000_000, present: 10_000_000 }]]) };
+  const batches = new BulkBatches((job) => jobs.push(job), start);
+  const from = revision;
+  while (revision - from < CONSISTENT_EVERY + 5_000)
+    batches.add(batch(1000, [tag(1 + (revision % 7), `n${revision}`)]));
+  const points = jobs.filter((job) => job.consistent);
+  assert.is(points.length, 1);
+  assert.ok(points[0].revision - from >= CONSISTENT_EVERY && points[0].revision - from < CONSISTENT_EVERY + 1000);
+  assert.is(written(points[0]).length, 7, 'the point carries every entry held, each once, at its last state');
+  assert.ok(
+    jobs.filter((job) => !job.consistent).every((job) => job.entries.length === 0),
+    'no other job writes an entry that was held',
+  );
+  assert.ok(jobs.every((job) => job.listsDue?.length === 0));
+  batches.flush();
+  assert.ok(jobs[jobs.length - 1].consistent, 'the end is one');
 });
 
 it.run();
