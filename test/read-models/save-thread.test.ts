@@ -123,6 +123,29 @@ it('a worker that stops unasked: the batches it had not saved, and the next ones
   readModels.close();
 });
 
+it("a rebuild whose worker stops unasked fails: nothing is saved after the jobs lost with the worker's transaction", async () => {
+  const location = join(tempDir(), 'rebuilt.sqlite');
+  const target = new SqliteReadModelStore(location, undefined, true);
+  const errors: Error[] = [];
+  const projector = new Projector(new InMemoryEventStore(), target, (error) => errors.push(error));
+  const saving = (target as unknown as { saving: { worker: Worker; settle(): void } }).saving;
+  projector.apply(logged([tagCreated(1)], 0));
+  projector.flush();
+  projector.apply(logged([tagCreated(2)], 1));
+  projector.flush();
+  // The first batch is written in the worker's transaction, not committed (no consistent point yet).
+  saving.settle();
+  await saving.worker.terminate();
+  await until(() => errors.length > 0, 'the rebuild told of its stopped worker');
+  assert.match(errors[0].message, /the saving thread of the rebuild in .* stopped/);
+  projector.apply(logged([tagCreated(3)], 2));
+  projector.flush();
+  target.close();
+  const again = new SqliteReadModelStore(location, undefined, true);
+  assert.is(again.load().state.revision, -1, 'nothing saved on top of the lost batch');
+  again.close();
+});
+
 it('a bounded number of batches wait for the worker: the next save waits until the first is written', async () => {
   const { location, readModels, fold, checkpoint, errors, stored } = setUp();
   // Another process holds the write lock for a moment: the worker cannot write meanwhile.

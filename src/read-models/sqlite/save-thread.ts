@@ -56,7 +56,8 @@ interface Failure {
  *
  * Jobs are kept until the worker has counted them saved. Should the worker stop unasked, they and
  * every later job are saved on the event loop instead, through `fallback()`, and a process warning
- * says so: the read models stay current, only slower to save.
+ * says so: the read models stay current, only slower to save. A rebuild's file is not taken over:
+ * the rebuild fails, and the next one resumes it (see takeOver).
  */
 export class SaveThread {
   private readonly worker: Worker;
@@ -66,6 +67,8 @@ export class SaveThread {
   private unsaved: { seq: number; job: SaveJob }[] = [];
   private inProcess?: SaveQueue;
   private closing = false;
+  /** The worker has ended (its 'exit' event; a thread terminated may not have moved CLOSED). */
+  private exited = false;
   /** The worker's failed saves: heard as they come, or taken at once by a wait that finds saves failing. */
   private readonly failures: MessagePort;
   private readonly maxUnsaved: number;
@@ -75,7 +78,7 @@ export class SaveThread {
     private readonly failed: (error: Error) => void,
     private readonly fallback: () => SaveQueue,
     /** A file filled in one go (see SqliteReadModelStore): the worker writes it unsynced, in long transactions. */
-    bulk = false,
+    private readonly bulk = false,
     holdMs = bulk ? 0 : SAVE_HOLD_MS,
   ) {
     this.maxUnsaved = bulk ? MAX_UNSAVED.bulk : MAX_UNSAVED.inUse;
@@ -86,6 +89,7 @@ export class SaveThread {
     this.worker = startWorker({ location, counters: this.counters, bulk, failures: channel.port2, holdMs });
     this.worker.on('error', (error) => this.failed(error));
     this.worker.on('exit', () => {
+      this.exited = true;
       if (!this.closing) this.takeOver();
     });
     this.worker.unref();
@@ -153,7 +157,7 @@ export class SaveThread {
    */
   private pending(seq: number, until: number): { saved: number; ms: number } | undefined {
     const saved = Atomics.load(this.counters, SAVED);
-    if (this.inProcess || saved >= seq || Atomics.load(this.counters, CLOSED) === 1) return undefined;
+    if (this.inProcess || this.exited || saved >= seq || Atomics.load(this.counters, CLOSED) === 1) return undefined;
     if (Atomics.load(this.counters, FAILING) === 1) {
       this.takeFailures();
       return undefined;
@@ -170,7 +174,7 @@ export class SaveThread {
   close(): void {
     this.closing = true;
     this.inProcess?.close();
-    if (this.inProcess) return;
+    if (this.inProcess || this.exited) return;
     this.worker.postMessage({ close: true });
     while (Atomics.load(this.counters, CLOSED) === 0) Atomics.wait(this.counters, CLOSED, 0);
     void this.worker.terminate();
@@ -197,6 +201,13 @@ export class SaveThread {
 
   private takeOver(): void {
     this.forgetSaved();
+    if (this.bulk) {
+      // A rebuild's jobs counted saved since its last consistent point were in the worker's open
+      // transaction, gone with it: nothing more is saved, the rebuild stops with this failure, and
+      // the next one resumes from that point.
+      this.failed(new Error(`the saving thread of the rebuild in ${this.location} stopped`));
+      return;
+    }
     process.emitWarning(`read models of ${this.location} are saved on the event loop: their worker thread stopped`, {
       code: 'PMACONTROL_SAVE_THREAD',
     });
