@@ -6,6 +6,7 @@ import { type Config, loadConfig } from '../config.js';
 import { assertServes, InstanceLock } from '../data-dir.js';
 import { createLogger, openStores, type Stores } from '../main.js';
 import type { ReadModelStore } from '../read-models/port.js';
+import { SqliteReadModelStore } from '../read-models/sqlite/store.js';
 import { UsageError } from './catalog.js';
 
 /**
@@ -21,8 +22,24 @@ export async function runReplay(args: string[]): Promise<number> {
   assertServes(config);
   // Held until the process ends: the rebuild's file is this process's until it is taken in or removed.
   InstanceLock.rebuilding(config.dataDir);
-  const opened = await openFor(config, apply);
-  return opened.beside ? offer(opened.stores) : compareAndApply(opened.stores, apply);
+  const { stores, beside } = await openFor(config, apply);
+  return discardingDamage(stores, () => (beside ? offer(stores) : compareAndApply(stores, apply)));
+}
+
+/**
+ * Runs a rebuild. Its file, written unsynced, may not come whole through a power cut: one found
+ * damaged on the way is removed, so that the next replay starts over instead of resuming it.
+ */
+async function discardingDamage<T>(stores: Stores, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!SqliteReadModelStore.isDamage(error)) throw error;
+    stores.rebuild.discard();
+    throw new Error(
+      `the rebuild's file is damaged (${(error as Error).message}): removed, the next replay starts over`,
+    );
+  }
 }
 
 /** The stores, held alone for `--apply` when no one else uses DATA_DIR, else beside the others. */

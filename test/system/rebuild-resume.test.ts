@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, cpSync, existsSync } from 'node:fs';
+import { closeSync, copyFileSync, cpSync, existsSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -47,6 +47,21 @@ async function appendTags(dataDir: string, count: number): Promise<void> {
   await store.close();
 }
 
+/** Overwrites the last leaf page of `table` in a closed SQLite file (its WAL checkpointed first). */
+function spoilLastPage(file: string, table: string): void {
+  const db = new Database(file);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const page = db
+    .prepare<[string], number>("SELECT pageno FROM dbstat WHERE name = ? AND pagetype = 'leaf' ORDER BY path DESC")
+    .pluck()
+    .get(table)!;
+  const size = db.pragma('page_size', { simple: true }) as number;
+  db.close();
+  const fd = openSync(file, 'r+');
+  writeSync(fd, Buffer.alloc(size, 0xff), 0, size, (page - 1) * size);
+  closeSync(fd);
+}
+
 /** Runs `replay --apply` and kills it (SIGKILL) once it has reported `events` replayed. */
 function replayKilledAt(dataDir: string, events: number): Promise<{ signal: string | null; stderr: string }> {
   return new Promise((resolve) => {
@@ -69,31 +84,33 @@ function replayKilledAt(dataDir: string, events: number): Promise<{ signal: stri
   });
 }
 
+let killed: Promise<{ dataDir: string; reached: number }> | undefined;
+
+/**
+ * A DATA_DIR of 260,000 events whose `replay --apply` was killed past 230,000 (once for the suite),
+ * and the last count it reported; each test works on a copy of the directory.
+ */
+async function leftBehind(): Promise<{ dataDir: string; reached: number }> {
+  killed ??= (async () => {
+    const dataDir = await servedDataDir();
+    await appendTags(dataDir, 260_000);
+    const run = await replayKilledAt(dataDir, 230_000);
+    assert.is(run.signal, 'SIGKILL', `killed before its end: ${run.stderr.slice(-300)}`);
+    assert.ok(existsSync(join(dataDir, REBUILD)), 'the rebuild left its file');
+    const reached = Math.max(...[...run.stderr.matchAll(/replayed (\d+) events/g)].map((m) => Number(m[1])));
+    return { dataDir, reached };
+  })();
+  const { dataDir, reached } = await killed;
+  const copy = tempDir();
+  cpSync(dataDir, copy, { recursive: true });
+  return { dataDir: copy, reached };
+}
+
 it('killed past its first consistent point, resumed there; the result is what a rebuild in one run makes', async () => {
-  const dataDir = await servedDataDir();
-  await appendTags(dataDir, 260_000);
-  const killed = await replayKilledAt(dataDir, 230_000);
-  assert.is(killed.signal, 'SIGKILL', `killed before its end: ${killed.stderr.slice(-300)}`);
-  assert.ok(existsSync(join(dataDir, REBUILD)), 'the rebuild left its file');
-  // The file a rebuild left, in a DATA_DIR whose log is another: not resumed there.
-  const other = await servedDataDir();
-  for (const suffix of ['', '-wal', '-shm']) {
-    const from = join(dataDir, REBUILD + suffix);
-    if (existsSync(from)) copyFileSync(from, join(other, REBUILD + suffix));
-  }
-
-  // The same directory, its rebuild's file marked as not at a consistent point (as one written by a
-  // build that kept none): not resumed either.
-  const stale = tempDir();
-  cpSync(dataDir, stale, { recursive: true });
-  const leftover = new Database(join(stale, REBUILD));
-  leftover.prepare("DELETE FROM meta WHERE name = 'rebuild_consistent_at'").run();
-  leftover.close();
-
+  const { dataDir, reached } = await leftBehind();
   const resumed = await runCli(['replay', '--apply'], { DATA_DIR: dataDir }, 120_000);
   assert.is(resumed.code, 0, resumed.stderr);
   const at = Number(resumed.stderr.match(/resuming the rebuild a replay left at event (\d+)/)?.[1] ?? -1);
-  const reached = Math.max(...[...killed.stderr.matchAll(/replayed (\d+) events/g)].map((m) => Number(m[1])));
   // A consistent point every 200,000 events at most, and a few saves on their way when it was killed.
   assert.ok(at > 0 && at <= reached && at >= reached - 210_000, `resumed at ${at}, killed past ${reached}`);
   assert.not.match(resumed.stderr, /replayed 10000 events/, 'the events before it were not folded again');
@@ -105,18 +122,45 @@ it('killed past its first consistent point, resumed there; the result is what a 
   assert.not.match(check.stderr, /resuming/);
   assert.is(check.code, 0, check.stdout);
   assert.match(check.stdout, /read models match the log/);
+});
 
+it("the file a rebuild left, in a DATA_DIR whose log is another: started over, the log's read models made", async () => {
+  const left = await leftBehind();
+  const other = await servedDataDir();
+  for (const suffix of ['', '-wal', '-shm']) {
+    const from = join(left.dataDir, REBUILD + suffix);
+    if (existsSync(from)) copyFileSync(from, join(other, REBUILD + suffix));
+  }
   const elsewhere = await runCli(['replay'], { DATA_DIR: other }, 120_000);
   assert.match(elsewhere.stderr, /a rebuild left a file the log does not match: starting over/);
   assert.not.match(elsewhere.stderr, /resuming/);
   assert.is(elsewhere.code, 0, elsewhere.stdout);
   assert.match(elsewhere.stdout, /read models match the log/);
+});
 
-  const notConsistent = await runCli(['replay'], { DATA_DIR: stale }, 120_000);
-  assert.not.match(notConsistent.stderr, /resuming/);
-  assert.match(notConsistent.stderr, /replayed 10000 events/, 'folded from the start');
+it('a file not at a consistent point (as a build that kept none wrote it) is started over', async () => {
+  const { dataDir } = await leftBehind();
+  const file = new Database(join(dataDir, REBUILD));
+  file.prepare("DELETE FROM meta WHERE name = 'rebuild_consistent_at'").run();
+  file.close();
+  const replayed = await runCli(['replay'], { DATA_DIR: dataDir }, 120_000);
+  assert.not.match(replayed.stderr, /resuming/);
+  assert.match(replayed.stderr, /replayed 10000 events/, 'folded from the start');
   // Its stored read models are those of the directory before the log was appended to: behind.
-  assert.is(notConsistent.code, 1, notConsistent.stdout);
+  assert.is(replayed.code, 1, replayed.stdout);
+});
+
+it('a file found damaged where the resumed rebuild writes (as a power cut may leave it): removed, then started over', async () => {
+  const { dataDir } = await leftBehind();
+  spoilLastPage(join(dataDir, REBUILD), 'changes');
+  const spoilt = await runCli(['replay'], { DATA_DIR: dataDir }, 120_000);
+  assert.is(spoilt.code, 1, spoilt.stderr);
+  assert.match(spoilt.stderr, /resuming/);
+  assert.match(spoilt.stderr, /the rebuild's file is damaged \(.*\): removed, the next replay starts over/);
+  assert.not.ok(existsSync(join(dataDir, REBUILD)));
+  const over = await runCli(['replay'], { DATA_DIR: dataDir }, 120_000);
+  assert.not.match(over.stderr, /resuming|damaged/);
+  assert.match(over.stdout, /replayed \d+ events/);
 });
 
 it('one rebuild at a time: a replay while another rebuilds is refused, and touches nothing; so is a command while replay --apply replaces the files', async () => {

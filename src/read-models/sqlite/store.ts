@@ -472,6 +472,11 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.db.close();
   }
 
+  /** Whether an error says a read-model file is damaged (see DAMAGED). */
+  static isDamage(error: unknown): boolean {
+    return isDamage(error);
+  }
+
   /** Deletes a closed read-model file with its WAL files. */
   static remove(file: string): void {
     for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
