@@ -174,10 +174,12 @@ export class SaveThread {
   close(): void {
     this.closing = true;
     this.inProcess?.close();
-    if (this.inProcess || this.exited) return;
-    this.worker.postMessage({ close: true });
-    while (Atomics.load(this.counters, CLOSED) === 0) Atomics.wait(this.counters, CLOSED, 0);
-    void this.worker.terminate();
+    if (this.inProcess) return;
+    if (!this.exited) {
+      this.worker.postMessage({ close: true });
+      while (Atomics.load(this.counters, CLOSED) === 0) Atomics.wait(this.counters, CLOSED, 0);
+      void this.worker.terminate();
+    }
     this.failures.close();
   }
 
