@@ -33,6 +33,8 @@ interface Ports {
  */
 class Node {
   child?: ChildProcess;
+  /** The end of what mariadbd wrote on stderr (its error log), for the message when it dies. */
+  private log = '';
 
   constructor(
     readonly name: string,
@@ -79,7 +81,11 @@ class Node {
       `--wsrep-provider-options=${options}`,
       ...(bootstrap ? ['--wsrep-new-cluster'] : []),
     ];
-    this.child = spawn('mariadbd', args, { stdio: 'ignore' });
+    this.log = '';
+    this.child = spawn('mariadbd', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    this.child.stderr!.on('data', (chunk: Buffer) => {
+      this.log = (this.log + chunk.toString()).slice(-3000);
+    });
     await this.until(async () => (await this.status()).ready === 'ON', `${this.name} to join and be ready`, 120);
   }
 
@@ -108,17 +114,40 @@ class Node {
   async until(check: () => Promise<boolean>, what: string, seconds = 60): Promise<void> {
     for (let i = 0; i < seconds * 4; i++) {
       if (await check()) return;
-      if (this.child?.exitCode !== null && this.child?.exitCode !== undefined)
-        throw new Error(`${this.name} exited (${this.child.exitCode}) waiting for ${what}`);
+      if (this.exited) {
+        const how = this.child!.exitCode ?? this.child!.signalCode;
+        throw new Error(`${this.name} exited (${how}) waiting for ${what}; its log ends:\n${this.log}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     throw new Error(`timed out waiting for ${what}`);
   }
 
+  /**
+   * Starts a node that joins the cluster being formed. One that dies while joining (its state
+   * transfer given up on a loaded machine) is started again, twice at most, and says so: forming
+   * the test's cluster is not what the tests look at.
+   */
+  async join(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.start();
+      } catch (error) {
+        if (attempt >= 3 || !this.exited) throw error;
+        console.error(`\n  ${(error as Error).message}\n  starting ${this.name} again`);
+      }
+    }
+  }
+
+  /** The node's process has ended, by itself or by a signal (whose exit code is then null). */
+  get exited(): boolean {
+    return this.child !== undefined && (this.child.exitCode !== null || this.child.signalCode !== null);
+  }
+
   /** SIGKILL: the node is gone at once, as in a crash; `start()` brings it back (IST or SST). */
   async kill(): Promise<void> {
     const child = this.child;
-    if (!child || child.exitCode !== null) return;
+    if (!child || this.exited) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
@@ -126,7 +155,7 @@ class Node {
 
   async stop(): Promise<void> {
     const child = this.child;
-    if (!child || child.exitCode !== null) return;
+    if (!child || this.exited) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGCONT');
     child.kill('SIGTERM');
@@ -175,7 +204,7 @@ export class GaleraCluster {
       const connection = await createConnection({ host: '127.0.0.1', port: nodes[0].ports.sql, user: 'root' });
       await connection.query('CREATE DATABASE pmacontrol');
       await connection.end();
-      for (const node of nodes.slice(1)) await node.start();
+      for (const node of nodes.slice(1)) await node.join();
       await nodes[0].until(async () => (await nodes[0].status()).size === size, 'every node in the cluster');
     } catch (error) {
       await cluster.close();

@@ -112,7 +112,8 @@ export class PrivateMariadb {
   /** Stops the server (SIGTERM, or SIGKILL: no shutdown at all) and waits for its exit. */
   async stop(signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> {
     const child = this.child;
-    if (!child || child.exitCode !== null) return;
+    // Ended already, by itself or by a signal (its exit code then null): no 'exit' is coming.
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill(signal);
     await exited;
