@@ -59,6 +59,39 @@ it("a subscription and a read never see this process's appends before they are o
   }
 });
 
+it("a read past this process's append on its way to disk waits for it when another process wrote after it", async () => {
+  const file = join(tempDir(), 'events.sqlite');
+  const flushes: Held[] = [];
+  const here = new SqliteEventStore(file, {
+    sync: () => new Promise<void>((resolve, reject) => flushes.push({ resolve, reject })),
+  });
+  const there = new SqliteEventStore(file);
+  try {
+    const mine = here.append(CONFIG_STREAM, [{ type: 'Mine', data: {}, metadata: {} }], 'no_stream');
+    await until(() => flushes.length === 1, 'the flush');
+    // The other process appends after it and has its append acknowledged.
+    await there.append(CONFIG_STREAM, [{ type: 'Theirs', data: {}, metadata: {} }], 0);
+    let answered = false;
+    const read = here.readStream(CONFIG_STREAM).then((events) => {
+      answered = true;
+      return events;
+    });
+    const head = here.head(CONFIG_STREAM);
+    await pause(30);
+    assert.not.ok(answered, 'no answer without the event acknowledged elsewhere');
+    flushes[0].resolve();
+    await mine;
+    assert.equal(
+      (await read).map((event) => event.type),
+      ['Mine', 'Theirs'],
+    );
+    assert.is(await head, 1);
+  } finally {
+    await here.close();
+    await there.close();
+  }
+});
+
 it('a flush that fails fails its append (503), and the next append is on disk on its own flush', async () => {
   const w = world(5);
   try {

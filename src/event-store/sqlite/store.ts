@@ -67,6 +67,39 @@ export interface SqliteEventStoreOptions {
 const datasync = (fd: number) =>
   new Promise<void>((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
 
+/** The store's statements, prepared once on its connection. */
+function statementsOf(db: BetterSqlite3.Database) {
+  return {
+    head: db.prepare<[string], { revision: number | null }>(
+      'SELECT MAX(revision) AS revision FROM events WHERE stream = ?',
+    ),
+    insert: db.prepare(
+      'INSERT INTO events (stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    stream: db
+      .prepare<[string, number, number], Row>(
+        `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`,
+      )
+      .raw(),
+    streamBefore: db
+      .prepare<[string, number, number, number], Row>(
+        `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? AND +position < ? ORDER BY revision LIMIT ?`,
+      )
+      .raw(),
+    positionsFrom: db
+      .prepare<[string, number, number], number>(
+        'SELECT position FROM events WHERE stream = ? AND revision >= ? AND position >= ? LIMIT 10000',
+      )
+      .pluck(),
+    headBefore: db.prepare<[string, number], { revision: number }>(
+      'SELECT revision FROM events WHERE stream = ? AND +position < ? ORDER BY revision DESC LIMIT 1',
+    ),
+    all: db
+      .prepare<[number, number], Row>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`)
+      .raw(),
+  };
+}
+
 /**
  * The embedded store: one SQLite file in WAL mode. An append commits (`synchronous = NORMAL`: the
  * commit writes its frames to the write-ahead log without waiting for the disk), then flushes the
@@ -82,7 +115,7 @@ export class SqliteEventStore implements EventStore {
   private readonly db: BetterSqlite3.Database;
   private readonly subscribers = new Subscribers();
   private readonly pollMs: number;
-  private readonly statements;
+  private readonly statements: ReturnType<typeof statementsOf>;
   private readonly sync: (fd: number) => Promise<void>;
   private readonly appendTransaction: BetterSqlite3.Transaction<
     (s: string, e: EventToAppend[], x: ExpectedRevision) => AppendResult & { position: number }
@@ -96,7 +129,11 @@ export class SqliteEventStore implements EventStore {
    * as soon as they are written). `committed`: the last position this process wrote.
    */
   private readonly unflushed: number[] = [];
+  /** The positions of those appends, each as [first, last], in order. */
+  private readonly unflushedRanges: [number, number][] = [];
   private committed = 0;
+  /** The flush of every append written so far (the last one started). */
+  private flushing?: Promise<void>;
   /** The last revision this process wrote to each stream. */
   private readonly written = new Map<string, number>();
 
@@ -118,30 +155,7 @@ export class SqliteEventStore implements EventStore {
     this.appendTransaction = this.db.transaction((stream, events, expected) =>
       this.appendInTransaction(stream, events, expected),
     );
-    this.statements = {
-      head: this.db.prepare<[string], { revision: number | null }>(
-        'SELECT MAX(revision) AS revision FROM events WHERE stream = ?',
-      ),
-      insert: this.db.prepare(
-        'INSERT INTO events (stream, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?)',
-      ),
-      stream: this.db
-        .prepare<[string, number, number], Row>(
-          `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?`,
-        )
-        .raw(),
-      streamBefore: this.db
-        .prepare<[string, number, number, number], Row>(
-          `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? AND +position < ? ORDER BY revision LIMIT ?`,
-        )
-        .raw(),
-      headBefore: this.db.prepare<[string, number], { revision: number }>(
-        'SELECT revision FROM events WHERE stream = ? AND +position < ? ORDER BY revision DESC LIMIT 1',
-      ),
-      all: this.db
-        .prepare<[number, number], Row>(`SELECT ${COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`)
-        .raw(),
-    };
+    this.statements = statementsOf(this.db);
   }
 
   private readonly appendInTransaction = (
@@ -190,13 +204,31 @@ export class SqliteEventStore implements EventStore {
     const { nextRevision, position } = guard(() => this.appendTransaction.immediate(stream, events, expected));
     if (events.length > 0) {
       this.unflushed.push(position - events.length + 1);
+      this.unflushedRanges.push([position - events.length + 1, position]);
       this.committed = position;
       this.written.set(stream, nextRevision);
     }
-    return { result: { nextRevision }, durable: this.flush() };
+    const durable = this.flush();
+    this.flushing = durable;
+    return { result: { nextRevision }, durable };
+  }
+
+  /**
+   * A read stops before the first append of this process that is not on disk yet; when another
+   * process has written after it (its events already acknowledged there), the read first waits for
+   * this process's flush, so that it does not answer without them (a wrong 404 on an entry the
+   * other instance has just created). This process's own appends alone make no wait.
+   */
+  private async othersWaiting(stream: string, fromRevision: number): Promise<void> {
+    if (this.unflushed.length === 0) return;
+    const after = guard(() => this.statements.positionsFrom.all(stream, fromRevision, this.unflushed[0]));
+    const own = (position: number) =>
+      this.unflushedRanges.some(([first, last]) => position >= first && position <= last);
+    if (after.some((position) => !own(position))) await this.flushing?.catch(() => {});
   }
 
   async head(stream: string): Promise<number> {
+    await this.othersWaiting(stream, 0);
     return guard(() =>
       this.unflushed.length === 0
         ? (this.statements.head.get(stream)?.revision ?? -1)
@@ -211,7 +243,10 @@ export class SqliteEventStore implements EventStore {
     try {
       this.wal ??= openSync(`${this.file}-wal`, 'r');
       await this.sync(this.wal);
-      while (this.unflushed.length > 0 && this.unflushed[0] <= upTo) this.unflushed.shift();
+      while (this.unflushed.length > 0 && this.unflushed[0] <= upTo) {
+        this.unflushed.shift();
+        this.unflushedRanges.shift();
+      }
     } catch (error) {
       throw new StoreUnavailable(
         `SQLite event store: the log could not be flushed to disk (${(error as Error).message})`,
@@ -226,6 +261,7 @@ export class SqliteEventStore implements EventStore {
     stream: string,
     { fromRevision = 0, maxCount = -1 }: ReadStreamOptions = {},
   ): Promise<RecordedEvent[]> {
+    await this.othersWaiting(stream, fromRevision);
     return guard(() => {
       const rows =
         this.unflushed.length === 0
