@@ -15,13 +15,18 @@ const PAGE = 50;
 const filtersOf = (search: URLSearchParams): Filters =>
   Object.fromEntries(FILTERS.flatMap((name) => (search.get(name) ? [[name, search.get(name)!]] : [])));
 
+/**
+ * The filters as the URL holds them, to change and apply. Not bound to them after the first render
+ * (defaults, not values): what a person is choosing survives the view drawing again as live changes
+ * come; the form is made again when the URL's filters change (its key).
+ */
 function FilterForm({ filters }: { filters: Filters }) {
   const field = (name: keyof Filters, label: string, type = 'text') => {
     const value = type === 'datetime-local' ? localOf(filters[name] ?? '') : (filters[name] ?? '');
     return (
       <label>
         {label}
-        <input name={name} type={type} step={type === 'datetime-local' ? 1 : undefined} value={value} />
+        <input name={name} type={type} step={type === 'datetime-local' ? 1 : undefined} defaultValue={value} />
       </label>
     );
   };
@@ -37,10 +42,12 @@ function FilterForm({ filters }: { filters: Filters }) {
     <form class="filters" onSubmit={submit} aria-label="Filter the changes">
       <label>
         Resource
-        <select name="resource" value={filters.resource ?? ''}>
-          <option value="">any</option>
+        <select name="resource">
+          <option value="" selected={!filters.resource}>
+            any
+          </option>
           {[...RESOURCES, 'tokens'].map((r) => (
-            <option key={r} value={r}>
+            <option key={r} value={r} selected={filters.resource === r}>
               {r}
             </option>
           ))}
@@ -178,7 +185,7 @@ export function ChangesView() {
       <h1 id="changes-title" ref={heading} tabIndex={-1}>
         Changes
       </h1>
-      <FilterForm filters={filters} />
+      <FilterForm key={query(filters)} filters={filters} />
       <p class="toolbar">
         <span role="status">{live ? 'Live: new changes appear at the top.' : 'Not live for this filter.'}</span>
         <button type="button" onClick={() => download(filters, 'csv')}>

@@ -144,7 +144,18 @@ test('sign in; the changes, newest first, with diffs; a password only as [redact
 test('filters live in the URL and survive a reload; CSV download of the current filter', async () => {
   const p = await page();
   await signIn(p, world.service.url, world.admin);
+  await p.locator('table.changes tbody tr').first().waitFor();
   await p.getByLabel('Resource').selectOption('tags');
+  await p.getByLabel('Actor').fill('nobody-yet');
+  // A change arrives live while the filters are being chosen: the view draws again, the choice stays.
+  const made = await send(world.service.url, 'POST', `${BASE}/tags`, {
+    body: { name: 'while-choosing', color: '#FFFFFF', background: '#000000' },
+    headers: authed(world.admin),
+  });
+  assert.is(made.status, 201);
+  await p.locator('tr.fresh', { hasText: 'TagCreated' }).first().waitFor();
+  assert.is(await p.getByLabel('Resource').inputValue(), 'tags');
+  await p.getByLabel('Actor').fill('');
   await p.getByRole('button', { name: 'Apply filters' }).click();
   await p.waitForFunction(() => location.search.includes('resource=tags'));
   await p.reload();
