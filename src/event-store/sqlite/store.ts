@@ -86,9 +86,10 @@ function statementsOf(db: BetterSqlite3.Database) {
         `SELECT ${COLUMNS} FROM events WHERE stream = ? AND revision >= ? AND +position < ? ORDER BY revision LIMIT ?`,
       )
       .raw(),
+    // A range of positions (the table's own key), whatever the stream's length.
     positionsFrom: db
-      .prepare<[string, number, number], number>(
-        'SELECT position FROM events WHERE stream = ? AND revision >= ? AND position >= ? LIMIT 10000',
+      .prepare<[number, string, number], number>(
+        'SELECT position FROM events WHERE position >= ? AND +stream = ? AND +revision >= ? LIMIT 10000',
       )
       .pluck(),
     headBefore: db.prepare<[string, number], { revision: number }>(
@@ -221,7 +222,7 @@ export class SqliteEventStore implements EventStore {
    */
   private async othersWaiting(stream: string, fromRevision: number): Promise<void> {
     if (this.unflushed.length === 0) return;
-    const after = guard(() => this.statements.positionsFrom.all(stream, fromRevision, this.unflushed[0]));
+    const after = guard(() => this.statements.positionsFrom.all(this.unflushed[0], stream, fromRevision));
     const own = (position: number) =>
       this.unflushedRanges.some(([first, last]) => position >= first && position <= last);
     if (after.some((position) => !own(position))) await this.flushing?.catch(() => {});
