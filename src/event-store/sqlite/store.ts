@@ -125,13 +125,11 @@ export class SqliteEventStore implements EventStore {
   /** The write-ahead log, opened once the first write created it. */
   private wal?: number;
   /**
-   * The first position of each append of this process that is written but not yet known to be on
-   * disk, in order: subscriptions read up to the first of them (another process's appends are read
+   * The first and last positions of each append of this process that is written but not yet known
+   * to be on disk, in order: reads stop before the first of them (another process's appends are read
    * as soon as they are written). `committed`: the last position this process wrote.
    */
-  private readonly unflushed: number[] = [];
-  /** The positions of those appends, each as [first, last], in order. */
-  private readonly unflushedRanges: [number, number][] = [];
+  private readonly unflushed: [number, number][] = [];
   private committed = 0;
   /** The flush of every append written so far (the last one started). */
   private flushing?: Promise<void>;
@@ -204,8 +202,7 @@ export class SqliteEventStore implements EventStore {
   private commit(stream: string, events: EventToAppend[], expected: ExpectedRevision): Committed {
     const { nextRevision, position } = guard(() => this.appendTransaction.immediate(stream, events, expected));
     if (events.length > 0) {
-      this.unflushed.push(position - events.length + 1);
-      this.unflushedRanges.push([position - events.length + 1, position]);
+      this.unflushed.push([position - events.length + 1, position]);
       this.committed = position;
       this.written.set(stream, nextRevision);
     }
@@ -221,20 +218,26 @@ export class SqliteEventStore implements EventStore {
    * other instance has just created). This process's own appends alone make no wait.
    */
   private async othersWaiting(stream: string, fromRevision: number): Promise<void> {
-    if (this.unflushed.length === 0) return;
-    const after = guard(() => this.statements.positionsFrom.all(this.unflushed[0], stream, fromRevision));
-    const own = (position: number) =>
-      this.unflushedRanges.some(([first, last]) => position >= first && position <= last);
+    const before = this.readsBefore;
+    if (before === undefined) return;
+    const after = guard(() => this.statements.positionsFrom.all(before, stream, fromRevision));
+    const own = (position: number) => this.unflushed.some(([first, last]) => position >= first && position <= last);
     if (after.some((position) => !own(position))) await this.flushing?.catch(() => {});
   }
 
   async head(stream: string): Promise<number> {
     await this.othersWaiting(stream, 0);
+    const before = this.readsBefore;
     return guard(() =>
-      this.unflushed.length === 0
+      before === undefined
         ? (this.statements.head.get(stream)?.revision ?? -1)
-        : (this.statements.headBefore.get(stream, this.unflushed[0])?.revision ?? -1),
+        : (this.statements.headBefore.get(stream, before)?.revision ?? -1),
     );
+  }
+
+  /** The first position of this process's appends not yet on disk: reads stop before it. */
+  private get readsBefore(): number | undefined {
+    return this.unflushed[0]?.[0];
   }
 
   /** Flushes the write-ahead log (every commit so far) to disk, then wakes this process's subscribers. */
@@ -244,10 +247,7 @@ export class SqliteEventStore implements EventStore {
     try {
       this.wal ??= openSync(`${this.file}-wal`, 'r');
       await this.sync(this.wal);
-      while (this.unflushed.length > 0 && this.unflushed[0] <= upTo) {
-        this.unflushed.shift();
-        this.unflushedRanges.shift();
-      }
+      while (this.unflushed.length > 0 && this.unflushed[0][0] <= upTo) this.unflushed.shift();
     } catch (error) {
       throw new StoreUnavailable(
         `SQLite event store: the log could not be flushed to disk (${(error as Error).message})`,
@@ -263,11 +263,12 @@ export class SqliteEventStore implements EventStore {
     { fromRevision = 0, maxCount = -1 }: ReadStreamOptions = {},
   ): Promise<RecordedEvent[]> {
     await this.othersWaiting(stream, fromRevision);
+    const before = this.readsBefore;
     return guard(() => {
       const rows =
-        this.unflushed.length === 0
+        before === undefined
           ? this.statements.stream.all(stream, fromRevision, maxCount)
-          : this.statements.streamBefore.all(stream, fromRevision, this.unflushed[0], maxCount);
+          : this.statements.streamBefore.all(stream, fromRevision, before, maxCount);
       return rows.map(toRecorded);
     });
   }
