@@ -145,8 +145,9 @@ export class Changes {
   }
 
   /**
-   * The given entries as they were at both moments. Past WHOLE_LIST, the lists are read: the stored
-   * one at the start and memory's at the head, or both from one pass over the stored rows.
+   * The given entries at both moments, as far as their net change needs. Past WHOLE_LIST, the stored
+   * list at the start and memory's at the head; between two past moments, the stored version rows
+   * between them (an entry there at both then holds only its changed fields: `netChanges`).
    */
   private async entriesAround(
     resource: ResourceName,
@@ -155,7 +156,7 @@ export class Changes {
     end: AsOf,
   ): Promise<{ before: Map<number, EntryRecord>; after: Map<number, EntryRecord> }> {
     if (this.wholeLists(resource, ids) && end.position !== this.head)
-      return this.stored().entriesAround(resource, ids, start.position, end.position);
+      return this.stored().netChanges(resource, ids, start.position, end.position);
     return { before: await this.entriesAt(resource, ids, start), after: await this.entriesAt(resource, ids, end) };
   }
 

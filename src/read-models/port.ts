@@ -81,10 +81,12 @@ export interface AuditReader {
   /** Every entry of a resource as it was at a position (soft-deleted ones included), in id order. */
   listAt(resource: ResourceName, position: number): Promise<EntryRecord[]>;
   /**
-   * Some entries of a resource as they were at two positions, `from` before `to` (soft-deleted ones
-   * included; hard-deleted and absent ones left out): what `listAt` at both gives, read once.
+   * Some entries of a resource at two positions, `from` before `to`, as far as their net change
+   * needs: one there at both holds, on each side, only the fields changed between the two (as they
+   * were at that side); one that appears between them is whole at `to`; one deleted between them
+   * is an empty record at `from`. Soft-deleted entries count as there; absent ones are left out.
    */
-  entriesAround(
+  netChanges(
     resource: ResourceName,
     ids: number[],
     from: number,

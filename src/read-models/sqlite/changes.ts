@@ -103,6 +103,23 @@ function applyRow(
   changedAt.set(id, row.position);
 }
 
+/** The two sides `netChanges` answers with: changed fields, entries deleted, entries that appeared. */
+function netSides(
+  fields: Map<number, { before: Record<string, unknown>; after: Record<string, unknown> }>,
+  deleted: Set<number>,
+  appeared: Map<number, Record<string, unknown> | undefined>,
+): { before: Map<number, EntryRecord>; after: Map<number, EntryRecord> } {
+  const before = new Map<number, EntryRecord>();
+  const after = new Map<number, EntryRecord>();
+  for (const [id, sides] of fields) {
+    before.set(id, sides.before as EntryRecord);
+    after.set(id, sides.after as EntryRecord);
+  }
+  for (const id of deleted) before.set(id, {} as EntryRecord);
+  for (const [id, entry] of appeared) if (entry) after.set(id, entry as EntryRecord);
+  return { before, after };
+}
+
 const EVERY_COLLECTION = COLLECTION_NAMES.map((name) => `'${name}'`).join(', ');
 
 function statements(db: Database.Database) {
@@ -208,42 +225,63 @@ export class SqliteChanges {
   }
 
   /**
-   * Some entries of a resource as they were at two positions, `from` before `to`, from one pass over
-   * its version rows: the list at `from` as `listAt` makes it, then the rows up to `to` folded on,
-   * the entries asked for copied between the two (bench/history.ts, a month's differences: two
-   * `listAt` read the rows up to `from` twice). Hard-deleted and absent entries are left out.
+   * The net change of some entries of a resource from `from` to `to`, from the version rows between
+   * the two alone: an entry there at both holds, on each side, only the fields changed between
+   * them, each as it was at that side (the first row's `before`, the last row's `after`); one that
+   * appears between them is whole at `to`; one deleted between them is an empty record at `from`.
+   * Neither the lists before `from` nor their snapshots are read (bench/history.ts, a month's
+   * differences: the fold from the last list snapshot up to `from` was half the rows read). An entry
+   * deleted and made again between the two is read whole at both, as `entryAt` gives it.
    */
-  async entriesAround(
+  async netChanges(
     resource: ResourceName,
     ids: number[],
     from: number,
     to: number,
   ): Promise<{ before: Map<number, EntryRecord>; after: Map<number, EntryRecord> }> {
     const turns = new Turns();
-    const snapshot = await this.snapshotBefore(resource, from, turns);
-    const entries = snapshot.entries;
+    const wanted = new Set(ids);
+    const fields = new Map<number, { before: Record<string, unknown>; after: Record<string, unknown> }>();
+    const deleted = new Set<number>();
+    const appeared = new Map<number, Record<string, unknown> | undefined>();
     const changedAt = new Map<number, number>();
-    await this.foldRows(resource, entries, changedAt, [snapshot.from, from], turns);
-    const pick = (stamped: Map<number, number>) => {
-      const some = new Map<number, Record<string, unknown>>();
-      const times = new Map<number, number>();
-      for (const id of ids) {
-        const entry = entries.get(id);
-        if (entry) some.set(id, { ...entry });
-        const at = stamped.get(id);
-        if (entry && at !== undefined) times.set(id, at);
+    const whole = new Set<number>();
+    // Past every row at `from` itself: those made the entries as they were at `from`.
+    for (let cursor = [from, Number.MAX_SAFE_INTEGER]; ; ) {
+      const rows = this.sql.listRows.all(resource, cursor[0], cursor[1], to, LIST_PAGE);
+      for (const row of rows) {
+        const id = row.entry_id;
+        if (!wanted.has(id) || whole.has(id)) continue;
+        const known = fields.has(id) || deleted.has(id);
+        if (appeared.has(id) || (row.diff === null && !known)) applyRow(resource, appeared, changedAt, row);
+        else if (row.diff === null || deleted.has(id)) {
+          whole.add(id); // there at `from`, deleted, then made again
+          fields.delete(id);
+          deleted.delete(id);
+        } else if (row.deleted) {
+          deleted.add(id);
+          fields.delete(id);
+        } else {
+          const sides = fields.get(id) ?? { before: {}, after: {} };
+          fields.set(id, sides);
+          for (const [field, was, is] of storedMembers(row)) {
+            if (!(field in sides.before)) sides.before[field] = was;
+            sides.after[field] = is;
+          }
+        }
       }
-      return { some, times };
-    };
-    const before = pick(changedAt);
-    await this.foldRows(resource, entries, changedAt, [from, to], turns);
-    const after = pick(changedAt);
-    await this.stampTimes(before.some, before.times, turns);
-    await this.stampTimes(after.some, after.times, turns);
-    return {
-      before: before.some as Map<number, EntryRecord>,
-      after: after.some as Map<number, EntryRecord>,
-    };
+      if (rows.length < LIST_PAGE) break;
+      cursor = [rows[rows.length - 1].position, rows[rows.length - 1].entry_id];
+      await turns.pause();
+    }
+    await this.stampTimes(appeared, changedAt, turns);
+    const { before, after } = netSides(fields, deleted, appeared);
+    for (const id of whole) {
+      const [was, is] = [this.entryAt(resource, id, from), this.entryAt(resource, id, to)];
+      if (was && 'entry' in was) before.set(id, was.entry);
+      if (is && 'entry' in is) after.set(id, is.entry);
+    }
+    return { before, after };
   }
 
   /** The entries of the last whole-list snapshot at or before `position` (none: position 0). */

@@ -401,13 +401,13 @@ export class SqliteReadModelStore implements ReadModelStore {
     return this.ask((questions) => questions.listAt(resource, position));
   }
 
-  entriesAround(
+  netChanges(
     resource: ResourceName,
     ids: number[],
     from: number,
     to: number,
   ): Promise<{ before: Map<number, EntryRecord>; after: Map<number, EntryRecord> }> {
-    return this.ask((questions) => questions.entriesAround(resource, ids, from, to));
+    return this.ask((questions) => questions.netChanges(resource, ids, from, to));
   }
 
   positionAt(time: string): Promise<number> {
