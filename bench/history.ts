@@ -5,6 +5,8 @@
 // soft deletes and restores, tag moves, secret reads, token events, spread over five years — is
 // appended through the store's own append, as the service would have, then the read models are
 // rebuilt (`replay`) and the service started on them.
+// Last, `replay` is killed with SIGKILL halfway and run again, which must resume and end equal to
+// the one-run rebuild (BENCH_HISTORY_RESUME=0 leaves that out: it rebuilds the whole log again).
 // Usage: npm run bench:history   (BENCH_HISTORY_EVENTS, BENCH_SEED, BENCH_HISTORY_DIR, BENCH_HISTORY_STORE)
 // BENCH_HISTORY_STORE=mariadb keeps the log on MariaDB (MARIADB_BENCH_URL, default
 // mysql://root@127.0.0.1:3306/test: a database pmacontrol_history_<random> is made there and dropped).
@@ -23,7 +25,7 @@ import type { ImportItem } from '../src/application/transfer.js';
 import { loadConfig } from '../src/config.js';
 import type { DomainEvent } from '../src/domain/shared/types.js';
 import { openStores, readModelsFile } from '../src/main.js';
-import { percentiles, rssMiB, type Served, scratchDir, serveProcess, timedGets } from './lib.js';
+import { percentiles, replayProcess, rssMiB, type Served, scratchDir, serveProcess, timedGets } from './lib.js';
 
 const EVENTS = Number(process.env.BENCH_HISTORY_EVENTS ?? 10_000_000);
 const SERVERS = 10_000;
@@ -178,7 +180,7 @@ async function rebuilt(): Promise<number> {
 }
 
 /** The rebuild's anchor: the whole log read through the store alone, as a rebuild reads it; events per second. */
-async function readAlone(): Promise<number> {
+async function readAlone(): Promise<{ rate: number; events: number }> {
   const stores = await openStores(loadConfig(env), pino({ level: 'silent' }));
   const started = performance.now();
   let read = 0;
@@ -192,10 +194,30 @@ async function readAlone(): Promise<number> {
   await stores.store.close();
   stores.readModels.close();
   stores.lock.release();
-  return read / seconds;
+  return { rate: read / seconds, events: read };
 }
 
 const serve = () => serveProcess(env, ['dist/src/cli.js']);
+
+/**
+ * The rebuild killed with SIGKILL halfway, then run again: where the second `replay` resumed, the
+ * pace of what it folded after that, and whether it found the read models it made equal row for
+ * row to the stored ones (those of the one-run rebuild).
+ */
+async function resumedAfterKill(events: number): Promise<void> {
+  const killed = await replayProcess(env, events / 2);
+  const again = await replayProcess(env);
+  const { resumed, reached } = again;
+  const name = `replay killed (kill -9) at ${killed.reached.events}, again`;
+  if (!resumed) {
+    row(name, 'started over', 'resumed');
+    return;
+  }
+  const rate = (reached.events - resumed.events) / ((reached.ms - resumed.ms) / 1000);
+  row(name, `resumed at ${resumed.events}, then ${rate.toFixed(0)} events/s`, 'resumed');
+  const equal = again.code === 0 && again.stdout.includes('read models match the log');
+  row('the resumed rebuild beside the one-run one', equal ? 'equal, row for row' : 'DIFFERENT', 'equal');
+}
 
 async function timed(url: string, count: number, path: (i: number) => string): Promise<{ p50: number; p99: number }> {
   return percentiles(await timedGets(url, count, path));
@@ -217,7 +239,7 @@ async function yearAsCsv(served: Served): Promise<{ seconds: number; mib: number
 }
 
 const row = (name: string, value: string, goal: string) =>
-  console.log(`${name.padEnd(44)} ${value.padEnd(34)} ${goal}`);
+  console.log(`${name.padEnd(44)} ${value.padEnd(40)} ${goal}`);
 const ms = ({ p50, p99 }: { p50: number; p99: number }) => `p50 ${p50.toFixed(0)} ms, p99 ${p99.toFixed(0)} ms`;
 
 async function questions(served: Served): Promise<void> {
@@ -312,15 +334,16 @@ async function main() {
     );
     await questions(served);
     if (!reused) row('a full rebuild (replay)', `${rate.toFixed(0)} events/s`, '≥ 150,000 events/s');
-    row('anchor: the log read through the store alone', `${alone.toFixed(0)} events/s`, '');
+    row('anchor: the log read through the store alone', `${alone.rate.toFixed(0)} events/s`, '');
     row(
       'read-model files / the event log',
       `${(modelBytes / logBytes).toFixed(2)}× (${(logBytes / 2 ** 30).toFixed(1)} GiB log)`,
       '≤ 1.5×',
     );
   } finally {
-    served.stop();
+    await served.stop();
   }
+  if (process.env.BENCH_HISTORY_RESUME !== '0') await resumedAfterKill(alone.events);
 }
 
 await onDatabase(main);

@@ -68,7 +68,8 @@ export interface Served {
   pid: number;
   /** From spawning it to its `listening` line, in ms. */
   startMs: number;
-  stop: () => void;
+  /** Sends SIGTERM and resolves once the process has ended. */
+  stop: () => Promise<void>;
 }
 
 /** Starts `serve` with `env` (`args`: how the CLI is run) on a free port, and waits until it listens. */
@@ -90,7 +91,14 @@ export async function serveProcess(env: Record<string, string>, args: string[]):
     url: `http://127.0.0.1:${port}`,
     pid: child.pid!,
     startMs: performance.now() - started,
-    stop: () => child.kill('SIGTERM'),
+    stop: () => {
+      const ended = new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) resolve();
+        else child.once('exit', () => resolve());
+      });
+      child.kill('SIGTERM');
+      return ended;
+    },
   };
 }
 
@@ -115,3 +123,44 @@ export async function timedGets(url: string, count: number, path: (i: number) =>
 /** A process's resident memory now, in MiB. */
 export const rssMiB = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+/** What a `replay` process said. */
+export interface ReplayRun {
+  stdout: string;
+  code: number | null;
+  /** The last progress line's count, with when it came (ms after the start). */
+  reached: { events: number; ms: number };
+  /** Where it said it resumed a stopped rebuild, with when it said so. */
+  resumed?: { events: number; ms: number };
+}
+
+/** `replay` as users run it (the compiled CLI); killed with SIGKILL once it reports `killPast` events. */
+export function replayProcess(env: Record<string, string>, killPast = Number.POSITIVE_INFINITY): Promise<ReplayRun> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['dist/src/cli.js', 'replay'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const run: ReplayRun = { stdout: '', code: null, reached: { events: 0, ms: 0 } };
+  let pending = '';
+  child.stdout.on('data', (chunk) => {
+    run.stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    const lines = (pending + chunk).split('\n');
+    pending = lines.pop()!;
+    const ms = performance.now() - started;
+    for (const line of lines) {
+      const progress = /^replayed (\d+) events$/.exec(line);
+      const resumed = /^resuming the rebuild a replay left at event (\d+)$/.exec(line);
+      if (progress) run.reached = { events: Number(progress[1]), ms };
+      else if (resumed) run.resumed = { events: Number(resumed[1]), ms };
+      else process.stderr.write(`replay: ${line}\n`);
+    }
+    if (run.reached.events >= killPast) child.kill('SIGKILL');
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ ...run, code }));
+  });
+}
