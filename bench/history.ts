@@ -12,18 +12,20 @@
 // mysql://root@127.0.0.1:3306/test: a database pmacontrol_history_<random> is made there and dropped).
 // BENCH_HISTORY_DIR keeps the data directory (and its key) there; a second run on it asks the
 // questions again without making the log again.
+
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import { pino } from 'pino';
-import { CONFIG_STREAM } from '../src/application/projector.js';
 import { rebuild } from '../src/application/replay.js';
 import { createSecretBox } from '../src/application/secrets.js';
 import { ConfigService } from '../src/application/service.js';
 import type { ImportItem } from '../src/application/transfer.js';
 import { loadConfig } from '../src/config.js';
 import type { DomainEvent } from '../src/domain/shared/types.js';
+import { CONFIG_STREAM } from '../src/domain/shared/types.js';
+import { leafOf } from '../src/log/index.js';
 import { openStores, readModelsFile } from '../src/main.js';
 import { percentiles, replayProcess, rssMiB, type Served, scratchDir, serveProcess, timedGets } from './lib.js';
 
@@ -93,6 +95,7 @@ async function importInventory(): Promise<void> {
   const stores = await openStores(loadConfig(env), pino({ level: 'silent' }));
   const service = new ConfigService({
     ...stores,
+    leafOf,
     secretKey: () => KEY,
     clock: { now: () => new Date(Date.now() - YEARS * 365 * DAY) },
   });
@@ -166,7 +169,7 @@ async function rebuilt(): Promise<number> {
   const stores = await openStores(loadConfig(env), pino({ level: 'silent' }), 'alone');
   const target = stores.rebuild.open();
   const started = performance.now();
-  const events = await rebuild(stores.store, target, (position) => {
+  const events = await rebuild(stores.store, target, leafOf, (position) => {
     if (position % 1_000_000 === 0) process.stderr.write(`rebuilt ${position} events\n`);
   });
   const seconds = (performance.now() - started) / 1000;

@@ -1,11 +1,13 @@
 // A large log for the benches that read history (bench/changes.ts, bench/console.ts): generated
 // through the service's own write path into a data directory of its own, then served by the
 // service in its own process, as users run it.
+
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
 import type { WriteRequest } from '../src/application/prepare.js';
 import { ConfigService } from '../src/application/service.js';
 import { loadConfig } from '../src/config.js';
+import { leafOf } from '../src/log/index.js';
 import { openStores } from '../src/main.js';
 import { type Served, scratchDir, serveProcess } from './lib.js';
 
@@ -57,6 +59,7 @@ export async function generate(): Promise<{ seconds: number; events: number }> {
   const stores = await openStores(config, pino({ level: 'silent' }));
   const service = new ConfigService({
     ...stores,
+    leafOf,
     secretKey: () => Buffer.from(KEY, 'hex'),
     clock: { now: () => new Date() },
   });

@@ -6,24 +6,27 @@
 //   from the store as the service reads them: p50 and p99 (goal p99 ≤ 5 ms);
 // - `verify` reading the whole log beside reading the same rows alone (goal ≥ 100,000 events/s).
 // Usage: npm run bench:log   (BENCH_LOG_EVENTS, BENCH_PROOFS: proofs of each kind, default 2,000)
+
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { rowsOf } from '../projections/changes.js';
-import { leafText } from '../projections/leaves.js';
-import { CONFIG_STREAM } from '../src/application/projector.js';
 import { rebuild } from '../src/application/replay.js';
-import { withLeaves } from '../src/application/verifiable-log.js';
-import { verifyLog } from '../src/application/verify-log.js';
-import { storedTree } from '../src/commands/verify.js';
 import { evolve } from '../src/domain/evolve.js';
 import { genesisEvents } from '../src/domain/genesis.js';
 import type { DomainEvent, LoggedEvent } from '../src/domain/shared/types.js';
+import { CONFIG_STREAM } from '../src/domain/shared/types.js';
 import { emptyState } from '../src/domain/state.js';
 import { consistencyProof, Frontier, inclusionProof, leafHash, rootAt } from '../src/engine/merkle.js';
 import { formatVerifier, generateSigner, parseVerifier } from '../src/engine/signed-note.js';
 import { logged } from '../src/event-store/port.js';
 import { SqliteEventStore } from '../src/event-store/sqlite/store.js';
-import { SqliteReadModelStore, treeReader } from '../src/read-models/sqlite/store.js';
+import { storedTree } from '../src/log/commands/verify.js';
+import { leafOf } from '../src/log/index.js';
+import { leafText } from '../src/log/leaves.js';
+import { withLeaves } from '../src/log/verifiable-log.js';
+import { verifyLog } from '../src/log/verify.js';
+import { treeReader } from '../src/read-models/sqlite/file-reads.js';
+import { SqliteReadModelStore } from '../src/read-models/sqlite/store.js';
 import Database from '../src/sqlite/driver.js';
 import { percentiles, scratchDir, table } from './lib.js';
 
@@ -89,7 +92,7 @@ console.log(
 const file = join(dir, 'read-models.sqlite');
 const target = new SqliteReadModelStore(file, undefined, true);
 const rebuildStarted = performance.now();
-await rebuild(store, target);
+await rebuild(store, target, leafOf);
 target.close();
 console.log(`rebuild with the tree: ${(size / ((performance.now() - rebuildStarted) / 1000)).toFixed(0)} events/s`);
 

@@ -5,7 +5,7 @@
 // database pmacontrol_bench_<random> is created there and dropped at the end)
 import { randomBytes } from 'node:crypto';
 import { createConnection } from 'mysql2/promise';
-import { CONFIG_STREAM } from '../src/application/projector.js';
+import { CONFIG_STREAM } from '../src/domain/shared/types.js';
 import { MariadbEventStore } from '../src/event-store/mariadb/store.js';
 import { type Load, load, newServer, type Scenario, SERVERS, seed, startService, type Target } from './targets.js';
 

@@ -3,13 +3,15 @@
 // indexes from values ready in memory (no log to read, no fold, no JSON): what SQLite alone costs.
 // Two logs: one of small tag events written straight into the store, and one of servers written
 // through the API by the service (one creation in ten events, then PATCHes), as inventories are.
+
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { CONFIG_STREAM } from '../src/application/projector.js';
 import { rebuild } from '../src/application/replay.js';
 import { genesisEvents } from '../src/domain/genesis.js';
 import type { DomainEvent } from '../src/domain/shared/types.js';
+import { CONFIG_STREAM } from '../src/domain/shared/types.js';
 import { SqliteEventStore } from '../src/event-store/sqlite/store.js';
+import { leafOf } from '../src/log/index.js';
 import { RowWriter } from '../src/read-models/sqlite/rows.js';
 import { INDEXES, TABLES } from '../src/read-models/sqlite/schema.js';
 import { SqliteReadModelStore } from '../src/read-models/sqlite/store.js';
@@ -93,7 +95,7 @@ async function replay(name: string, dir: string): Promise<void> {
   // As `replay` rebuilds: into a new file in bulk mode, indexes built at the end (and counted).
   const target = new SqliteReadModelStore(join(dir, 'rebuilt.sqlite'), undefined, true);
   const started = performance.now();
-  const events = await rebuild(store, target);
+  const events = await rebuild(store, target, leafOf);
   target.close();
   await store.close();
   const seconds = (performance.now() - started) / 1000;

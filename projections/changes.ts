@@ -1,7 +1,8 @@
 import type { Effect } from '../src/domain/evolve.js';
-import { collectionOf } from '../src/domain/resources.js';
+import { diffedFields, redactData, redactDiff } from '../src/domain/redact.js';
+import { type DiffMember, sameValue } from '../src/domain/shared/diff.js';
 import type { LoggedEvent } from '../src/domain/shared/types.js';
-import { compiled, member } from '../src/engine/codegen.js';
+import { compiledDiffer, type Differ } from '../src/engine/differ.js';
 import type { EntryRecord } from '../src/engine/table.js';
 
 /**
@@ -10,14 +11,8 @@ import type { EntryRecord } from '../src/engine/table.js';
  * Pure: the same events give the same rows.
  */
 
-export const REDACTED = '[redacted]';
-
-/** One member of a diff; secrets hold their sealed values here and are redacted when shown. */
-export interface DiffMember {
-  field: string;
-  before: unknown;
-  after: unknown;
-}
+export { REDACTED, redactData, redactDiff } from '../src/domain/redact.js';
+export type { DiffMember } from '../src/domain/shared/diff.js';
 
 export interface ChangeRow {
   position: number;
@@ -56,31 +51,16 @@ export interface VersionRow {
 /** An entry at any version is its last snapshot plus at most this many diffs. */
 export const SNAPSHOT_EVERY = 16;
 
-/** Values read from JSON: primitives are equal when `===`; objects (a server's `tags`) by their JSON. */
-const same = (a: unknown, b: unknown) =>
-  a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
-
-type Differ = (before?: EntryRecord, after?: EntryRecord) => DiffMember[];
 const differs = new Map<string, Differ>();
 
 /**
- * The diff of one resource's entries: its declared fields, and the soft-delete flag, compared one
- * after another by a function compiled once per resource, each field read by its own name
- * (bench/replay.ts: a replay diffs every event).
+ * The diff of one resource's entries: its declared fields, and the soft-delete flag, compiled once
+ * per resource (engine/differ.ts; bench/replay.ts: a replay diffs every event).
  */
 function differOf(resource: string): Differ {
   let differ = differs.get(resource);
   if (!differ) {
-    const declared = collectionOf(resource);
-    const fields =
-      declared.declaration.deletion === 'soft' ? [...declared.fieldNames, 'is_deleted'] : declared.fieldNames;
-    const steps = fields.map(
-      (field, i) => `was = before === undefined ? null : (${member('before', field)} ?? null);
-        is = after === undefined ? null : (${member('after', field)} ?? null);
-        if (!same(was, is)) members.push({ field: fields[${i}], before: was, after: is });`,
-    );
-    const body = `const members = []; let was, is;\n${steps.join('\n')}\nreturn members;`;
-    differ = compiled<Differ>(['before', 'after'], body, { same, fields });
+    differ = compiledDiffer(diffedFields(resource), sameValue);
     differs.set(resource, differ);
   }
   return differ;
@@ -88,42 +68,6 @@ function differOf(resource: string): Differ {
 
 export function diffOf(resource: string, before?: EntryRecord, after?: EntryRecord): DiffMember[] {
   return differOf(resource)(before, after);
-}
-
-/** The event's data with its secrets (also inside `changes` and `values`) replaced by `[redacted]`. */
-export function redactData(resource: string | undefined, data: Record<string, unknown>): Record<string, unknown> {
-  if (!resource) return data;
-  const secrets = collectionOf(resource).secretFields;
-  if (secrets.length === 0) return data;
-  // Copied only where a secret is there to hide: most events carry none (a PATCH of a port).
-  const redact = (values: Record<string, unknown>) => {
-    let copy: Record<string, unknown> | undefined;
-    for (const field of secrets) {
-      if (!(field in values) || values[field] === null) continue;
-      copy ??= { ...values };
-      copy[field] = REDACTED;
-    }
-    return copy ?? values;
-  };
-  let copy = redact(data);
-  for (const nested of ['changes', 'values']) {
-    const inner = copy[nested];
-    if (!inner || typeof inner !== 'object') continue;
-    const hidden = redact(inner as Record<string, unknown>);
-    if (hidden === inner) continue;
-    if (copy === data) copy = { ...data };
-    copy[nested] = hidden;
-  }
-  return copy;
-}
-
-/** A diff as shown: a secret is `[redacted]` on whichever side holds a value. */
-export function redactDiff(resource: string, diff: DiffMember[]): DiffMember[] {
-  const secrets = collectionOf(resource).secretFields;
-  const hide = (value: unknown) => (value === null ? null : REDACTED);
-  return diff.map((member) =>
-    secrets.includes(member.field) ? { ...member, before: hide(member.before), after: hide(member.after) } : member,
-  );
 }
 
 /** Events that are bookkeeping, not changes: they are in the log, not in the change log. */

@@ -1,5 +1,17 @@
-import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import {
+  closeSync,
+  existsSync,
+  fsync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { StartRefused } from './application/start-refused.js';
 import type { Config } from './config.js';
@@ -152,4 +164,57 @@ export class InstanceLock {
     if (this.db.inTransaction) this.db.exec('ROLLBACK');
     this.db.close();
   }
+}
+
+/**
+ * Makes sure DATA_DIR is a directory this process can write and sync a file in, creating it if
+ * needed; refuses at once with a message that names it otherwise. (Node's recursive mkdir loops
+ * forever under /proc, so each missing level is made on its own.) The sync is what the returned
+ * promise waits for, refused alike when it fails: it waits for whatever the file system has to write
+ * before it, so it runs while the read models load rather than before (bench/http.ts, start-up).
+ */
+export function prepareDataDir(dir: string): Promise<void> {
+  const path = resolve(dir);
+  const refuse = (why: string) => new StartRefused(`DATA_DIR ${path} cannot hold the data: ${why}`);
+  const missing: string[] = [];
+  for (let at = path; !existsSync(at); at = dirname(at)) missing.unshift(at);
+  for (const level of missing) {
+    try {
+      mkdirSync(level);
+    } catch (error) {
+      throw refuse(`creating ${level} failed (${(error as NodeJS.ErrnoException).code})`);
+    }
+  }
+  if (!statSync(path).isDirectory()) throw refuse('it is not a directory');
+  const probe = join(path, `.write-probe-${process.pid}`);
+  const failed = (error: unknown) => refuse(`writing a file there failed (${(error as NodeJS.ErrnoException).code})`);
+  /** Closes (when open) and removes the probe; the first error of the two, if any. */
+  const removeProbe = (descriptor?: number): NodeJS.ErrnoException | undefined => {
+    try {
+      if (descriptor !== undefined) closeSync(descriptor);
+      unlinkSync(probe);
+    } catch (error) {
+      return error as NodeJS.ErrnoException;
+    }
+  };
+  let fd: number | undefined;
+  try {
+    fd = openSync(probe, 'w');
+    writeSync(fd, 'probe');
+  } catch (error) {
+    if (fd !== undefined) removeProbe(fd);
+    throw failed(error);
+  }
+  const opened = fd;
+  const synced = new Promise<void>((resolve, reject) =>
+    fsync(opened, (error) => {
+      const cleanup = removeProbe(opened);
+      const failure = error ?? cleanup;
+      if (failure) reject(failed(failure));
+      else resolve();
+    }),
+  );
+  // Awaited later: a start that fails first does not also report this as unhandled.
+  synced.catch(() => {});
+  return synced;
 }

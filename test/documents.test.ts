@@ -18,6 +18,16 @@ const PAGES = [
     .map((name) => `docs/${name}`),
 ];
 
+/** Every .ts file under `dir`, as paths from the root. */
+const sourceFiles = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourceFiles(`${dir}/${entry.name}`)
+      : entry.name.endsWith('.ts')
+        ? [`${dir}/${entry.name}`]
+        : [],
+  );
+
 test('links lead to pages of the repository that exist', () => {
   for (const page of PAGES) {
     const text = readFileSync(join(ROOT, page), 'utf8');
@@ -39,6 +49,18 @@ test('every file of the repository a page names exists', () => {
       assert.ok(existsSync(join(ROOT, path)), `${page} names ${path}, which does not exist`);
     }
   }
+});
+
+test('every environment variable is read in src/config.ts alone, and docs/configuration.md lists each one', () => {
+  const config = readFileSync(join(ROOT, 'src/config.ts'), 'utf8');
+  const read = new Set([...config.matchAll(/env(?:\.|, ')([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]));
+  const page = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8');
+  const listed = new Set([...page.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \|/gm)].map((m) => m[1]));
+  assert.equal([...read].sort(), [...listed].sort(), 'the variables config.ts reads are the rows of the page');
+  const elsewhere = sourceFiles('src').filter(
+    (file) => file !== 'src/config.ts' && /process\.env\b/.test(readFileSync(join(ROOT, file), 'utf8')),
+  );
+  assert.equal(elsewhere, [], 'no other source file reads the environment');
 });
 
 test.run();

@@ -70,6 +70,20 @@ export class DecidedBatch {
     }
   }
 
+  /**
+   * Drops every request applied so far (a dry run decides everything and records none of it); the
+   * state is left as it was found.
+   */
+  discard(): void {
+    this.journal.rollback();
+    this.made.length = 0;
+  }
+
+  /** Adds an event that changes no entry (SecretsCompared: an audit note), recorded as it is. */
+  note(event: DomainEvent): void {
+    this.made.push(event);
+  }
+
   /** How many events the batch holds so far. */
   get size(): number {
     return this.made.length;

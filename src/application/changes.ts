@@ -1,5 +1,7 @@
-import { type ChangeItem, type DiffMember, type HistoryItem, redactDiff } from '../../projections/changes.js';
-import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../domain/resources.js';
+import type { ChangeItem, HistoryItem } from '../../projections/changes.js';
+import { diffedFields, redactDiff } from '../domain/redact.js';
+import { RESOURCE_NAMES, type ResourceName } from '../domain/resources.js';
+import { type DiffMember, fieldDiff } from '../domain/shared/diff.js';
 import { Deleted, NotFound } from '../domain/shared/errors.js';
 import type { ConfigState } from '../domain/state.js';
 import type { EntryRecord } from '../engine/table.js';
@@ -36,8 +38,6 @@ export interface DiffReport {
  * 3,000 versions each read one by one took 2.5 s).
  */
 const WHOLE_LIST = 200;
-
-const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * The auditor's questions: the change log, the configuration as it was at a moment, and what changed
@@ -136,7 +136,7 @@ export class Changes {
       if (!was && is) result.created.push(is);
       else if (was && !is) result.deleted.push(id);
       else if (was && is) {
-        const diff = fieldDiff(resource, was, is);
+        const diff = redactDiff(resource, fieldDiff(diffedFields(resource), was, is));
         if (diff.length > 0) result.updated.push({ id, diff });
       }
       await turns.pause();
@@ -179,15 +179,4 @@ export class Changes {
     }
     return found;
   }
-}
-
-/** The fields (and soft-delete flag) whose values differ, secrets redacted. */
-function fieldDiff(resource: ResourceName, was: EntryRecord, is: EntryRecord): DiffMember[] {
-  const declared = resourceOf(resource);
-  const fields =
-    declared.declaration.deletion === 'soft' ? [...declared.fieldNames, 'is_deleted'] : declared.fieldNames;
-  const members = fields
-    .filter((field) => !same(was[field] ?? null, is[field] ?? null))
-    .map((field) => ({ field, before: was[field] ?? null, after: is[field] ?? null }));
-  return redactDiff(resource, members);
 }

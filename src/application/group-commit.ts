@@ -1,10 +1,16 @@
 import { type Effect, evolve, resourceOfEvent } from '../domain/evolve.js';
 import { collectionOf } from '../domain/resources.js';
-import { type DomainEvent, EVENT_SCHEMA, type EventMetadata, type LoggedEvent } from '../domain/shared/types.js';
+import {
+  CONFIG_STREAM,
+  type DomainEvent,
+  EVENT_SCHEMA,
+  type EventMetadata,
+  type LoggedEvent,
+} from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
 import { Journal } from '../engine/journal.js';
 import { type EventStore, type EventToAppend, StoreUnavailable, WrongExpectedRevision } from '../event-store/port.js';
-import { CONFIG_STREAM, type Projector } from './projector.js';
+import type { Projector } from './projector.js';
 
 export interface Clock {
   now(): Date;

@@ -1,18 +1,15 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type ChangeRow, type RequestRow, rowsOf, type VersionRow } from '../../projections/changes.js';
-import { leafText } from '../../projections/leaves.js';
 import { type Effect, evolve } from '../domain/evolve.js';
 import type { CollectionName } from '../domain/resources.js';
-import type { LoggedEvent } from '../domain/shared/types.js';
+import { CONFIG_STREAM, type LoggedEvent } from '../domain/shared/types.js';
 import { type ConfigState, emptyState } from '../domain/state.js';
 import { Journal } from '../engine/journal.js';
-import { Frontier, leafHash, type NewNode } from '../engine/merkle.js';
+import { Frontier, type Hash, type NewNode } from '../engine/merkle.js';
 import { type EventStore, logged, type Subscription } from '../event-store/port.js';
 import type { EntryState, ReadModelStore } from '../read-models/port.js';
 import { eventDigest } from './read-model-origin.js';
 
-/** The single stream holding the whole configuration: one consistency boundary (see docs/design.md). */
-export const CONFIG_STREAM = 'pmacontrol-config';
 const BATCH = 1000;
 /**
  * Folded rows wait at most this long, or until there are this many, before they are handed to the
@@ -36,6 +33,12 @@ export interface Projected {
 }
 
 export type Listener = (projected: Projected[]) => void;
+
+/**
+ * The leaf hash of an event in the Merkle tree the read models keep over the log: the verifiable
+ * log's wing (src/log/) says what a leaf is; every projector over one store must be given the same.
+ */
+export type LeafOf = (event: LoggedEvent) => Hash;
 
 /** Rows folded and not yet handed to the store (which keeps and retries a save that fails). */
 class Pending {
@@ -78,7 +81,7 @@ export class Projector {
   digest?: string;
   /** The latest event time so far: the change log's times made non-decreasing, for time questions. */
   highWaterAt = '';
-  /** The right edge of the verifiable log's tree: one leaf per event folded (projections/leaves.ts). */
+  /** The right edge of the Merkle tree over the log: one leaf per event folded (see LeafOf). */
   tree = new Frontier();
   private pending = new Pending();
   private readonly listeners: Listener[] = [];
@@ -90,6 +93,7 @@ export class Projector {
   constructor(
     private readonly store: EventStore,
     private readonly readModels: ReadModelStore,
+    private readonly leafOf: LeafOf,
     /** A failed save does not fail the write that caused it: the log has the events, memory is current. */
     private readonly onSaveError: (error: Error) => void = () => {},
   ) {}
@@ -137,7 +141,7 @@ export class Projector {
         const effects = evolve(this.state, event, journal);
         if (event.metadata.at > highWaterAt) highWaterAt = event.metadata.at;
         projected.push({ event, effects, ...rowsOf(event, effects, highWaterAt) });
-        nodes.push(tree.append(leafHash(leafText(event))));
+        nodes.push(tree.append(this.leafOf(event)));
       }
     } catch (error) {
       journal.rollback();
@@ -189,7 +193,7 @@ export class Projector {
    */
   async restore(): Promise<void> {
     this.holding = true;
-    const second = new Projector(this.store, this.readModels, this.onSaveError);
+    const second = new Projector(this.store, this.readModels, this.leafOf, this.onSaveError);
     second.load();
     // Compared with no wait in between: the apply that reaches this revision is the last.
     while (second.revision < this.revision) {

@@ -1,6 +1,6 @@
 import type { EventStore } from '../event-store/port.js';
 import type { ReadModelStore } from '../read-models/port.js';
-import { Projector } from './projector.js';
+import { type LeafOf, Projector } from './projector.js';
 
 export interface ReplayReport {
   events: number;
@@ -11,10 +11,11 @@ export interface ReplayReport {
 export async function rebuild(
   store: EventStore,
   target: ReadModelStore,
+  leafOf: LeafOf,
   progress?: (n: number) => void,
 ): Promise<number> {
   let failure: Error | undefined;
-  const projector = new Projector(store, target, (error) => {
+  const projector = new Projector(store, target, leafOf, (error) => {
     failure ??= error;
   });
   // A save that fails stops the rebuild (at the next batch of the log, or at the end).
@@ -100,8 +101,9 @@ export async function replay(
   store: EventStore,
   stored: ReadModelStore,
   fresh: ReadModelStore,
+  leafOf: LeafOf,
   progress?: (n: number) => void,
 ): Promise<ReplayReport> {
-  const events = await rebuild(store, fresh, progress);
+  const events = await rebuild(store, fresh, leafOf, progress);
   return { events, differences: await compare(fresh, stored) };
 }

@@ -1,7 +1,10 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { RESOURCE_NAMES, resourceOf } from '../domain/resources.js';
 import { DomainError } from '../domain/shared/errors.js';
+import type { Sealed } from '../domain/shared/fields.js';
+import type { ConfigState } from '../domain/state.js';
 import { createKeyFile, readProtected } from './key-files.js';
 import { StartRefused } from './start-refused.js';
 
@@ -127,4 +130,17 @@ function missingKey(file: string, recorded: RecordedKey | undefined): Buffer {
 function generateKeyFile(file: string): Buffer {
   createKeyFile(file, `${randomBytes(32).toString('hex')}\n`);
   return readKeyFile(file);
+}
+
+/** Any sealed secret the configuration holds, whatever resource declares it. */
+export function firstSecret(state: ConfigState): Sealed | undefined {
+  for (const name of RESOURCE_NAMES) {
+    const { secretFields } = resourceOf(name);
+    if (secretFields.length === 0) continue;
+    for (const entry of state.collections[name].values()) {
+      const field = secretFields.find((f) => typeof entry[f] === 'string');
+      if (field) return entry[field] as Sealed;
+    }
+  }
+  return undefined;
 }

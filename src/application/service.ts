@@ -1,31 +1,33 @@
-// Over 300 lines: the facade every route and command goes through: start, reads, writes, keys, stop.
 import type { HistoryItem } from '../../projections/changes.js';
 import { genesisEvents } from '../domain/genesis.js';
-import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../domain/resources.js';
+import type { ResourceName } from '../domain/resources.js';
 import { Deleted, NotFound } from '../domain/shared/errors.js';
-import type { Sealed } from '../domain/shared/fields.js';
-import type { DomainEvent } from '../domain/shared/types.js';
-import type { ConfigState, RecordedKey, RecordedLogKey } from '../domain/state.js';
-import { formatVerifier, type SignerKey } from '../engine/signed-note.js';
+import { CONFIG_STREAM, type DomainEvent } from '../domain/shared/types.js';
+import type { ConfigState, RecordedKey } from '../domain/state.js';
 import type { EntryRecord } from '../engine/table.js';
 import type { EventStore } from '../event-store/port.js';
 import { type ReadModelStore, ReadModelsRebuilding } from '../read-models/port.js';
 import { Changes } from './changes.js';
 import { ChangesFeed, type FeedLimits } from './changes-feed.js';
 import { type Caller, type Clock, GroupCommit } from './group-commit.js';
-import { assertLogKeyMatches } from './log-key.js';
-import { CONFIG_STREAM, Projector } from './projector.js';
+import { type LeafOf, Projector } from './projector.js';
 import { assertLogHolds } from './read-model-origin.js';
 import { RequestLog, WINDOW_MS } from './requests.js';
-import { assertMatches, keyFingerprint } from './secret-key.js';
+import { assertMatches, firstSecret, keyFingerprint } from './secret-key.js';
 import { createSecretBox, type SecretBox } from './secrets.js';
 import { StartRefused } from './start-refused.js';
 import { type Principal, type Refusal, TokenTable } from './tokens.js';
-import { VerifiableLog } from './verifiable-log.js';
 import { Writes } from './writes.js';
 
+// What the wings (src/<wing>/) use of the application: they reach it through this facade and writes.ts.
+export type { EventStore, RecordedEvent } from '../event-store/port.js';
+export { logged } from '../event-store/port.js';
+export type { AuditReader } from '../read-models/port.js';
+export type { ParseWrite } from './batch.js';
 export type { Caller, Clock } from './group-commit.js';
-
+export { createKeyFile, readProtected } from './key-files.js';
+export type { LeafOf } from './projector.js';
+export { StartRefused } from './start-refused.js';
 export type { Once, OnceOptions, WriteResult } from './writes.js';
 
 export interface ServiceDeps {
@@ -35,11 +37,8 @@ export interface ServiceDeps {
   secretKey: (recorded: RecordedKey | undefined) => Buffer;
   /** Keys retired by rotations: values sealed before a rotation (history, revert) open with them. */
   retiredKeys?: () => Buffer[];
-  /**
-   * The key that signs the log's checkpoints, checked against the public key the log recorded (if
-   * any); without it (the commands) the instance serves no checkpoint.
-   */
-  logKey?: (recorded: RecordedLogKey | undefined) => SignerKey;
+  /** The leaf of each event in the Merkle tree the read models keep (the verifiable log's wing gives it). */
+  leafOf: LeafOf;
   clock: Clock;
   /** Called during the start-up catch-up with the position reached, after each batch. */
   onProgress?: (position: number) => void;
@@ -59,19 +58,6 @@ const REPAIR_RETRY_MS = 1000;
 
 const SYSTEM: Caller = { actor: 'system', requestId: 'genesis' };
 
-/** Any sealed secret the configuration holds, whatever resource declares it. */
-function firstSecret(state: ConfigState): Sealed | undefined {
-  for (const name of RESOURCE_NAMES) {
-    const { secretFields } = resourceOf(name);
-    if (secretFields.length === 0) continue;
-    for (const entry of state.collections[name].values()) {
-      const field = secretFields.find((f) => typeof entry[f] === 'string');
-      if (field) return entry[field] as Sealed;
-    }
-  }
-  return undefined;
-}
-
 /**
  * The application: writes go through the group commit (prepare, decide, append, fold), reads
  * are answered from the projected state and the read models.
@@ -80,8 +66,6 @@ export class ConfigService {
   readonly projector: Projector;
   /** The auditor's questions: the change log, time travel, differences. */
   readonly changes: Changes;
-  /** The log anyone can verify: set once started with a log key (the HTTP service). */
-  log?: VerifiableLog;
   /** The live change feed. */
   readonly feed: ChangesFeed;
   private readonly groupCommit: GroupCommit;
@@ -94,7 +78,7 @@ export class ConfigService {
   private stopped = false;
 
   constructor(private readonly deps: ServiceDeps) {
-    this.projector = new Projector(deps.store, deps.readModels, deps.onBackgroundError);
+    this.projector = new Projector(deps.store, deps.readModels, deps.leafOf, deps.onBackgroundError);
     this.groupCommit = new GroupCommit(deps.store, this.projector, deps.clock);
     this.changes = new Changes(
       deps.readModels,
@@ -151,18 +135,8 @@ export class ConfigService {
     else if (!this.state.secretKey) await this.recordLegacyKey(key);
     // Another instance may have written first, with its own key: this one must be the same.
     assertMatches(key, "this instance's key", this.state.secretKey!);
-    if (this.deps.logKey) await this.startLog(this.deps.logKey(this.state.logKey));
     await this.startIdentity(key);
     this.projector.follow(this.deps.onBackgroundError ?? (() => {}));
-  }
-
-  /** Records the log key's public half if the log has none (another instance may have, with another key). */
-  private async startLog(key: SignerKey): Promise<void> {
-    const verifierKey = formatVerifier(key);
-    if (!this.state.logKey)
-      await this.writeOnce([{ type: 'LogKeyRecorded', data: { verifier_key: verifierKey } }], (s) => !s.logKey);
-    assertLogKeyMatches(key, "this instance's log key", this.state.logKey!);
-    this.log = new VerifiableLog(key, this.projector, this.deps.store, this.deps.readModels);
   }
 
   /** Tokens and Idempotency-Keys: indexes kept from the log, which need the key to open what is sealed. */
@@ -233,6 +207,16 @@ export class ConfigService {
     return this.projector.state;
   }
 
+  /** The event store the log is kept in (the verifiable log reads its leaves from it). */
+  get eventStore(): EventStore {
+    return this.deps.store;
+  }
+
+  /** The stored read models (the verifiable log reads its tree's nodes from them). */
+  get readModels(): ReadModelStore {
+    return this.deps.readModels;
+  }
+
   get revision(): number {
     return this.projector.revision;
   }
@@ -282,7 +266,7 @@ export class ConfigService {
   }
 
   /** Appends system events while `needed` holds: another instance may have written them first. */
-  private async writeOnce(events: DomainEvent[], needed: (state: ConfigState) => boolean): Promise<void> {
+  async writeOnce(events: DomainEvent[], needed: (state: ConfigState) => boolean): Promise<void> {
     await this.groupCommit.submit({
       caller: SYSTEM,
       decide: (state) => (needed(state) ? events : []),

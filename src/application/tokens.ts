@@ -74,3 +74,17 @@ export function parseDuration(text: string): number {
   if (!match) throw new Error(`"${text}" is not a duration such as 30d, 12h, 90m or 3600s`);
   return Number(match[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd'];
 }
+
+export interface NewToken {
+  name: string;
+  role: Role;
+  secrets: boolean;
+  /** ISO 8601 UTC, or null for never. */
+  expiresAt: string | null;
+}
+
+export interface IssuedToken {
+  /** Shown once: the log keeps only its sealed digest. */
+  token: string;
+  entry: EntryRecord;
+}

@@ -1,9 +1,10 @@
-import { type ResourceName, referenceOrder, resourceOf } from '../domain/resources.js';
+import { RESOURCE_NAMES, type ResourceName, referenceOrder, resourceOf } from '../domain/resources.js';
 import { type DomainError, type FieldError, ValidationFailed } from '../domain/shared/errors.js';
-import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
-import { DecidedBatch } from './batch.js';
-import type { PrepareDeps, WriteRequest } from './prepare.js';
+import type { EntryRecord } from '../engine/table.js';
+import type { DecidedBatch } from './batch.js';
+import type { Changes, Moment } from './changes.js';
+import type { WriteRequest } from './prepare.js';
 
 /** The format name an export carries and an import expects. */
 export const EXPORT_FORMAT = 'pmacontrol-config/1';
@@ -36,7 +37,6 @@ export interface ImportCounts {
 
 /** How an import is decided: for real or as a dry run, and whether the caller may read secrets. */
 export interface ImportOptions {
-  at: string;
   dryRun: boolean;
   /**
    * The caller may read secrets: a dry run then compares the secrets it is sent with the stored ones
@@ -84,17 +84,12 @@ function requestsFor(item: ImportItem, state: ConfigState): WriteRequest[] {
  * batch. Every entry's problems are collected, after the ones found reading the document. Any
  * problem refuses the whole import, with all of them listed; with `skipInvalid`, the entries refused
  * are left out and listed in `counts.skipped` instead, and the others are imported. A dry run
- * decides everything and records nothing.
+ * decides everything and records nothing but the secrets it compared.
  */
-export function decideImport(
-  items: readonly ImportItem[],
-  state: ConfigState,
-  deps: PrepareDeps & ImportOptions,
-  counts: ImportCounts,
-): DomainEvent[] {
-  Object.assign(counts, { created: 0, updated: 0, unchanged: 0 });
+export function decideImport(items: readonly ImportItem[], batch: DecidedBatch, deps: ImportOptions): ImportCounts {
+  const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0 };
   if (deps.skipInvalid) counts.skipped = [];
-  const batch = new DecidedBatch(state, deps, deps.at);
+  const { state } = batch;
   const compared: { resource: ResourceName; id: number }[] = [];
   const problems: FieldError[] = [...deps.problems];
   for (const item of items) {
@@ -113,11 +108,75 @@ export function decideImport(
     else if (changed || (secretSent && !deps.secretsRight)) counts.updated++;
     else counts.unchanged++;
   }
-  const events = batch.end();
   // A problem found before deciding (a costly check, off the event loop) may be found again here.
   const once = [...new Map(problems.map((p) => [`${p.field}\n${p.code}\n${p.message}`, p])).values()];
   if (counts.skipped) counts.skipped.push(...once);
   else if (once.length > 0) throw new ValidationFailed(once, { listAll: true });
-  if (!deps.dryRun) return events;
-  return compared.length > 0 ? [{ type: 'SecretsCompared', data: { entries: compared } }] : [];
+  if (deps.dryRun) {
+    batch.discard();
+    if (compared.length > 0) batch.note({ type: 'SecretsCompared', data: { entries: compared } });
+  }
+  return counts;
+}
+
+/** Entries per piece of an export: a piece is made in well under a millisecond. */
+const PIECE = 256;
+
+/** Where an export reads the configuration: now from memory, at a moment from the change log. */
+export interface ExportSource {
+  readonly state: ConfigState;
+  readonly revision: number;
+  readonly changes: Changes;
+}
+
+type Snapshot = { position: number; at: string | null; lists: (readonly [ResourceName, readonly EntryRecord[]])[] };
+
+/** Told how many entries were written so far, out of how many. */
+export type ExportProgress = (done: number, total: number) => void;
+
+/**
+ * The whole configuration as it is (or was, at a moment), as an export document piece by piece, each
+ * entry as `present` writes it. Every list is one state: now, taken in one step from memory (writes
+ * that land while it is sent do not show); or at a moment, read from the change log, where the past
+ * does not move.
+ */
+export async function* exportPieces(
+  source: ExportSource,
+  moment: Moment | undefined,
+  present: (resource: ResourceName, entry: EntryRecord) => string,
+  progress?: ExportProgress,
+): AsyncIterable<string> {
+  let snapshot: Snapshot;
+  if (moment === undefined) {
+    const lists = RESOURCE_NAMES.map((name) => [name, source.state.collections[name].inOrder()] as const);
+    const position = source.revision + 1;
+    snapshot = { position, at: (await source.changes.resolve({ position })).at, lists };
+  } else {
+    const { position, at } = await source.changes.resolve(moment);
+    const lists: Snapshot['lists'] = [];
+    for (const name of RESOURCE_NAMES) lists.push([name, (await source.changes.listAt(name, { position })).entries]);
+    snapshot = { position, at, lists };
+  }
+  yield* pieces(snapshot, present, progress);
+}
+
+function* pieces(
+  { position, at, lists }: Snapshot,
+  present: (r: ResourceName, e: EntryRecord) => string,
+  progress?: ExportProgress,
+) {
+  const total = lists.reduce((sum, [, entries]) => sum + entries.length, 0);
+  let done = 0;
+  yield `{"format":${JSON.stringify(EXPORT_FORMAT)},"position":${position},"at":${JSON.stringify(at)},"resources":{`;
+  for (const [index, [name, entries]] of lists.entries()) {
+    yield `${index > 0 ? ',' : ''}${JSON.stringify(name)}:[`;
+    for (let start = 0; start < entries.length; start += PIECE) {
+      const piece = entries.slice(start, start + PIECE).map((entry) => present(name, entry));
+      yield `${start > 0 ? ',' : ''}${piece.join(',')}`;
+      done += piece.length;
+      progress?.(done, total);
+    }
+    yield ']';
+  }
+  yield '}}\n';
 }

@@ -1,31 +1,27 @@
-// Over 300 lines: the write catalogue: one method per kind of write the service takes.
 import type { ChangeItem } from '../../projections/changes.js';
 import { decide } from '../domain/decide.js';
 import type { Effect } from '../domain/evolve.js';
-import {
-  COLLECTION_NAMES,
-  type CollectionName,
-  collectionOf,
-  type ResourceName,
-  resourceOf,
-} from '../domain/resources.js';
-import { Conflict, Deleted, type FieldError, NotFound, ValidationFailed } from '../domain/shared/errors.js';
+import { type ResourceName, resourceOf } from '../domain/resources.js';
+import { Deleted, type FieldError, NotFound } from '../domain/shared/errors.js';
 import type { Sealed } from '../domain/shared/fields.js';
 import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
-import type { Role } from '../domain/tokens/resource.js';
 import type { EntryRecord } from '../engine/table.js';
-import { DecidedBatch, type ParseWrite } from './batch.js';
+import { DecidedBatch } from './batch.js';
 import type { Changes } from './changes.js';
 import type { Caller, Clock, GroupCommit } from './group-commit.js';
 import { prepare, type WriteRequest, type WriteRequestOf } from './prepare.js';
-import { PushDecider, type PushOutcome } from './push.js';
-import type { PushRequest } from './push-request.js';
 import type { Idempotency, RecordedResponse, RequestLog } from './requests.js';
 import { KeyRotated } from './secret-key.js';
 import type { SecretBox } from './secrets.js';
-import { generateToken, tokenDigest } from './tokens.js';
-import { decideImport, type ImportCounts, type ImportItem, itemPath } from './transfer.js';
+import { generateToken, type IssuedToken, type NewToken, tokenDigest } from './tokens.js';
+import { decideImport, type ImportCounts, type ImportItem } from './transfer.js';
+import { decideRotation, type NotRestored, notRestored, proofProblems, proven } from './write-checks.js';
+
+export { DecidedBatch } from './batch.js';
+export type { WriteRequest } from './prepare.js';
+export type { IssuedToken, NewToken } from './tokens.js';
+export type { NotRestored } from './write-checks.js';
 
 export interface WriteResult {
   id: number;
@@ -40,13 +36,6 @@ export interface WriteResult {
   notRestored?: NotRestored[];
 }
 
-/** An entry a delete changed, and the field that no longer holds the entry brought back. */
-export interface NotRestored {
-  resource: string;
-  id: number;
-  field: string;
-}
-
 /** A write sent with an Idempotency-Key: the answer to send, and whether it is the first one again. */
 export interface Once {
   response: RecordedResponse;
@@ -59,20 +48,6 @@ export interface OnceOptions<T> {
   respond: (result: T) => RecordedResponse;
   /** What a retry gets instead of `respond`'s answer, when that must not be kept (a token is shown once). */
   keep?: (result: T) => RecordedResponse;
-}
-
-export interface NewToken {
-  name: string;
-  role: Role;
-  secrets: boolean;
-  /** ISO 8601 UTC, or null for never. */
-  expiresAt: string | null;
-}
-
-export interface IssuedToken {
-  /** Shown once: the log keeps only its sealed digest. */
-  token: string;
-  entry: EntryRecord;
 }
 
 export interface WritesDeps {
@@ -92,51 +67,6 @@ type Decide = (state: ConfigState) => DomainEvent[];
 type Answer<T> = (state: ConfigState, effects: Effect[]) => T;
 
 type Values = Record<string, unknown>;
-
-/** The resource's costly checks of an input (see ResourceDeclaration.prove): a 422 if any fails. */
-async function proven(resource: ResourceName, input: Values): Promise<void> {
-  const errors = (await resourceOf(resource).declaration.prove?.(input)) ?? [];
-  if (errors.length > 0) throw new ValidationFailed(errors);
-}
-
-/** The costly checks of an import's entries, a few at a time (the thread pool has four threads): their problems, and the entries that have some. */
-async function proofProblems(
-  items: readonly ImportItem[],
-): Promise<{ problems: FieldError[]; failed: Set<ImportItem> }> {
-  const problems: FieldError[] = [];
-  const failed = new Set<ImportItem>();
-  const proving = items.filter((item) => resourceOf(item.resource).declaration.prove);
-  for (let start = 0; start < proving.length; start += 4) {
-    await Promise.all(
-      proving.slice(start, start + 4).map(async (item) => {
-        const errors = (await resourceOf(item.resource).declaration.prove!(item.input)) ?? [];
-        if (errors.length > 0) failed.add(item);
-        for (const error of errors)
-          problems.push({ ...error, field: itemPath(item.resource, item.index, error.field) });
-      }),
-    );
-  }
-  return { problems, failed };
-}
-
-/**
- * What a hard delete (`deletion`, from the change log) did to other entries, where it is still so:
- * the entry `id`, back now, is not in that field again. A revert brings back one entry; putting it
- * back where it was is left to the client, which this lists.
- */
-function notRestored(state: ConfigState, id: number, deletion: ChangeItem | undefined): NotRestored[] {
-  const held = (value: unknown) => (Array.isArray(value) ? value.includes(id) : value === id);
-  const found: NotRestored[] = [];
-  for (const effect of deletion?.effects ?? []) {
-    const entry = state.collections[effect.resource as CollectionName]?.get(effect.id);
-    for (const { field, before, after } of effect.diff) {
-      if (held(before) && !held(after) && entry && !held(entry[field])) {
-        found.push({ resource: effect.resource, id: effect.id, field });
-      }
-    }
-  }
-  return found;
-}
 
 /** Every write the service takes, each as a job for the group commit. */
 export class Writes {
@@ -258,19 +188,12 @@ export class Writes {
     caller: Caller,
     options: { dryRun: boolean; secretsRight: boolean; problems?: readonly FieldError[]; skipInvalid?: boolean },
   ): Promise<ImportCounts> {
-    const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0 };
-    const { secrets } = this.deps;
     const proofs = await proofProblems(items);
     const problems = [...(options.problems ?? []), ...proofs.problems];
     const { dryRun, secretsRight, skipInvalid } = options;
-    const deps = { secrets, dryRun, secretsRight, skipInvalid, problems };
     // Refused anyway; without skipInvalid they are still decided, for their other problems.
     const decided = skipInvalid ? items.filter((item) => !proofs.failed.has(item)) : items;
-    return this.run(
-      caller,
-      (state) => decideImport(decided, state, { ...deps, at: this.deps.clock.now().toISOString() }, counts),
-      () => ({ ...counts }),
-    );
+    return this.batch((batch) => decideImport(decided, batch, { dryRun, secretsRight, skipInvalid, problems }), caller);
   }
 
   /**
@@ -282,26 +205,9 @@ export class Writes {
   rotateKey(next: SecretBox, fingerprint: string, caller: Caller): Promise<{ entries: number; secrets: number }> {
     const counts = { entries: 0, secrets: 0 };
     const decideOn: Decide = (state) => {
-      Object.assign(counts, { entries: 0, secrets: 0 });
-      if (state.secretKey?.fingerprint === fingerprint) throw new Conflict('the log already names this key');
-      const events: DomainEvent[] = [];
-      for (const name of COLLECTION_NAMES) {
-        const fields = collectionOf(name).secretFields;
-        if (fields.length === 0) continue;
-        for (const entry of state.collections[name].inOrder()) {
-          const values: Record<string, string> = {};
-          for (const field of fields) {
-            const sealed = entry[field];
-            if (typeof sealed === 'string' && sealed !== '')
-              values[field] = next.seal(this.deps.secrets.open(sealed as Sealed));
-          }
-          if (Object.keys(values).length === 0) continue;
-          events.push({ type: 'SecretsResealed', data: { resource: name, id: entry.id, values } });
-          counts.entries++;
-          counts.secrets += Object.keys(values).length;
-        }
-      }
-      return [...events, { type: 'SecretKeyRecorded', data: { fingerprint } }];
+      const { events, entries, secrets } = decideRotation(state, this.deps.secrets, next, fingerprint);
+      Object.assign(counts, { entries, secrets });
+      return events;
     };
     return this.run(caller, decideOn, () => ({ ...counts }));
   }
@@ -348,36 +254,27 @@ export class Writes {
   }
 
   /**
-   * PmaControl's push (push.ts): every server of the inventory decided in one batch, each with what
-   * it names standing or falling alone, and one append for all; the same inventory again records
-   * nothing (a password is compared with the one stored, opened).
+   * Many writes decided as one batch (the plug point of a wing's batched write: PmaControl's push, a
+   * drift adopted): `build` applies them to a DecidedBatch, each unit of requests standing or falling
+   * alone, and its result is the answer; everything it applied is one append. A refusal it throws (a
+   * DomainError) refuses the whole batch. With `once`, under an Idempotency-Key.
    */
-  push(request: PushRequest, parse: ParseWrite, caller: Caller): Promise<PushOutcome>;
-  push(request: PushRequest, parse: ParseWrite, caller: Caller, once: OnceOptions<PushOutcome>): Promise<Once>;
-  push(request: PushRequest, parse: ParseWrite, caller: Caller, once?: OnceOptions<PushOutcome>) {
-    let outcome: PushOutcome | undefined;
+  batch<T>(build: (batch: DecidedBatch) => T, caller: Caller): Promise<T>;
+  batch<T>(build: (batch: DecidedBatch) => T, caller: Caller, once: OnceOptions<T>): Promise<Once>;
+  batch<T>(build: (batch: DecidedBatch) => T, caller: Caller, once?: OnceOptions<T>) {
+    let result: T | undefined;
     const decideOn: Decide = (state) => {
       const batch = new DecidedBatch(state, { secrets: this.deps.secrets }, this.deps.clock.now().toISOString());
-      outcome = new PushDecider(batch, parse, request).decide(request.servers);
+      try {
+        result = build(batch);
+      } catch (error) {
+        batch.end();
+        throw error;
+      }
       return batch.end();
     };
-    const answer: Answer<PushOutcome> = () => outcome!;
+    const answer: Answer<T> = () => result as T;
     return once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
-  }
-
-  /** Writes decided as one batch, all or nothing (a drift adopted): how many events they recorded. */
-  applyAll(requests: readonly WriteRequest[], caller: Caller): Promise<number> {
-    let count = 0;
-    const decideOn: Decide = (state) => {
-      const batch = new DecidedBatch(state, { secrets: this.deps.secrets }, this.deps.clock.now().toISOString());
-      const refusal = batch.unit(() => {
-        for (const request of requests) batch.apply(request);
-      });
-      if (refusal) throw refusal;
-      count = batch.size;
-      return batch.end();
-    };
-    return this.run(caller, decideOn, () => count);
   }
 
   /** Revokes a token (again: nothing to do). */

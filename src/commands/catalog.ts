@@ -18,12 +18,13 @@ export interface CommandHelp {
   details: string;
 }
 
-const RUNS_ON_A_SERVED_DATA_DIR =
+export const RUNS_ON_A_SERVED_DATA_DIR =
   'It runs with the configuration of the service (DATA_DIR, EVENT_STORE and its settings, CONFIG_SECRET_KEY),\n' +
   'also while the service runs, and refuses a DATA_DIR that does not exist, holds no store, or serves another\n' +
   'store than EVENT_STORE names.';
 
-export const COMMANDS: CommandHelp[] = [
+/** The core's commands; the wings bring theirs (see command.ts), and commands/index.ts lists them all. */
+export const CORE_COMMANDS: CommandHelp[] = [
   {
     name: 'serve',
     usage: 'serve',
@@ -83,31 +84,7 @@ export const COMMANDS: CommandHelp[] = [
       'PUT, in one append; any problem: exit 1, every problem on stderr, nothing recorded. --dry-run checks\n' +
       `and records nothing. The way for large imports (the HTTP route takes 64 MiB at most).\n${RUNS_ON_A_SERVED_DATA_DIR}`,
   },
-  {
-    name: 'import-pmacontrol',
-    usage:
-      'import-pmacontrol --from mysql://user:password@host:port/pmacontrol [--crypt-key-file FILE] [--dry-run] ' +
-      '[--skip-invalid [--report FILE]]',
-    summary: 'import an existing PmaControl inventory, ids kept, in one append',
-    details:
-      "Reads PmaControl's tables; --crypt-key-file is its crypt.config.php, to open its ciphertexts (passwords,\n" +
-      'private and public keys). All or nothing: every problem is listed with its table and row id. With\n' +
-      '--skip-invalid, every row the service accepts is imported and each row left out is listed with why\n' +
-      '(--report FILE: the same as JSON). --dry-run checks and records nothing.\n' +
-      RUNS_ON_A_SERVED_DATA_DIR,
-  },
-  {
-    name: 'pmacontrol-ini',
-    usage: 'pmacontrol-ini --out FILE [--watch] [--crypt-key-file FILE]',
-    summary: "write PmaControl's connection file (db.config.ini.php) from the servers",
-    details:
-      "Writes FILE as PmaControl's generateMySQLConfig() writes configuration/db.config.ini.php: its header, then\n" +
-      'a section per live server in id order, its password as PmaControl ciphertext, crypted=1. Soft-deleted\n' +
-      "servers are left out (PmaControl's generator keeps them). Written through a file beside it and renamed, and\n" +
-      'only when its content changes. --watch: again after every change that affects it, until SIGTERM or\n' +
-      "SIGINT. PmaControl's key: --crypt-key-file or PMACONTROL_CRYPT_KEY_FILE.\n" +
-      RUNS_ON_A_SERVED_DATA_DIR,
-  },
+
   {
     name: 'rotate-key',
     usage: 'rotate-key --new-key KEY',
@@ -125,34 +102,12 @@ export const COMMANDS: CommandHelp[] = [
       'Every event, in log order, with its time, actor and request; a target that holds any event is refused.\n' +
       `The log only grows: a copy made while the service writes is a consistent prefix (a backup).\n${RUNS_ON_A_SERVED_DATA_DIR}`,
   },
-  {
-    name: 'log-key',
-    usage: 'log-key',
-    summary: 'print a new key to sign the log with, for CONFIG_LOG_SIGNING_KEY',
-    details:
-      'An Ed25519 signer key in C2SP note form, named pmacontrol-config/<a new log id>, on stdout. Give the\n' +
-      'same one to every instance of a new log as CONFIG_LOG_SIGNING_KEY (or as DATA_DIR/log-signing.key,\n' +
-      'mode 0600); without one, the first start makes the file. It needs no configuration.',
-  },
-  {
-    name: 'verify',
-    usage: 'verify [--checkpoint FILE]...',
-    summary: 'check the log against its Merkle tree and the checkpoints kept',
-    details:
-      'Reads every event from the store (not through the service), makes every leaf and the Merkle tree again,\n' +
-      "and checks each checkpoint FILE (a signed note an auditor kept) and the service's latest (its read\n" +
-      "models): signed by the log key, and its root the root of the log's first events. Exit 0 when all\n" +
-      'hold; else exit 1, naming the checkpoint that fails and the first position that differs. Progress on\n' +
-      `stderr.\n${RUNS_ON_A_SERVED_DATA_DIR}`,
-  },
 ];
 
-export const helpOf = (name: string): CommandHelp | undefined => COMMANDS.find((command) => command.name === name);
-
-/** `pmacontrol-config --help`. */
-export function overview(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
-  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`);
+/** `pmacontrol-config --help`: every command of `helps`. */
+export function overview(helps: readonly CommandHelp[]): string {
+  const width = Math.max(...helps.map((c) => c.name.length)) + 2;
+  const lines = helps.map((c) => `  ${c.name.padEnd(width)}${c.summary}`);
   return [
     'usage: pmacontrol-config <command> [options]',
     '',

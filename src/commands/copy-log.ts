@@ -1,19 +1,9 @@
 import { loadConfig } from '../config.js';
 import { assertServes } from '../data-dir.js';
-import { MariadbEventStore, redactUrl } from '../event-store/mariadb/store.js';
-import type { EventStore } from '../event-store/port.js';
-import { SqliteEventStore } from '../event-store/sqlite/store.js';
-import { openEventStore } from '../main.js';
+import { openEventStore, openTargetStore } from '../main.js';
 import { UsageError } from './catalog.js';
 
 const BATCH = 1000;
-
-/** The target store from `--to`: a SQLite file or a MariaDB/MySQL database. */
-function openTarget(target: string): EventStore {
-  if (/^(mysql|mariadb):\/\//.test(target)) return new MariadbEventStore({ url: target });
-  if (target.startsWith('sqlite:')) return new SqliteEventStore(target.slice('sqlite:'.length));
-  throw new UsageError('--to must be sqlite:<file> or mysql://user:password@host:port/database');
-}
 
 /**
  * `copy-log --to <target>`: copies every event of the configured store (EVENT_STORE and its
@@ -26,9 +16,10 @@ export async function runCopyLog(argv: string[]): Promise<number> {
   if (argv.length !== 2 || argv[0] !== '--to') throw new UsageError('copy-log needs --to <target>');
   const config = loadConfig();
   assertServes(config);
+  const opened = await openTargetStore(argv[1]);
+  if (!opened) throw new UsageError('--to must be sqlite:<file> or mysql://user:password@host:port/database');
+  const { store: target, shown } = opened;
   const source = await openEventStore(config);
-  const target = openTarget(argv[1]);
-  const shown = argv[1].startsWith('sqlite:') ? argv[1] : redactUrl(argv[1]);
   try {
     if ((await target.readAll({ maxCount: 1 })).length > 0) {
       console.error(`refused: ${shown} already holds events; copy-log only writes into an empty store`);

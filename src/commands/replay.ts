@@ -1,12 +1,12 @@
-import { CONFIG_STREAM } from '../application/projector.js';
 import { assertLogHolds } from '../application/read-model-origin.js';
 import { type ReplayReport, rebuild, replay } from '../application/replay.js';
 import { StartRefused } from '../application/start-refused.js';
 import { type Config, loadConfig } from '../config.js';
 import { assertServes, InstanceLock } from '../data-dir.js';
+import { CONFIG_STREAM } from '../domain/shared/types.js';
+import { leafOf } from '../log/index.js';
 import { createLogger, openStores, type Stores } from '../main.js';
 import type { ReadModelStore } from '../read-models/port.js';
-import { SqliteReadModelStore } from '../read-models/sqlite/store.js';
 import { UsageError } from './catalog.js';
 
 /**
@@ -34,7 +34,7 @@ async function discardingDamage<T>(stores: Stores, work: () => Promise<T>): Prom
   try {
     return await work();
   } catch (error) {
-    if (!SqliteReadModelStore.isDamage(error)) throw error;
+    if (!stores.rebuild.isDamage(error)) throw error;
     stores.rebuild.discard();
     throw new Error(
       `the rebuild's file is damaged (${(error as Error).message}): removed, the next replay starts over`,
@@ -92,7 +92,7 @@ async function compareAndApply(stores: Stores, apply: boolean): Promise<number> 
   const fresh = await openRebuild(stores);
   let report: ReplayReport;
   try {
-    report = await replay(store, readModels, fresh, progress());
+    report = await replay(store, readModels, fresh, leafOf, progress());
   } finally {
     await store.close();
     readModels.close();
@@ -125,7 +125,7 @@ async function offer(stores: Stores): Promise<number> {
   const fresh = await openRebuild(stores);
   let events: number;
   try {
-    events = await rebuild(store, fresh, progress());
+    events = await rebuild(store, fresh, leafOf, progress());
   } finally {
     await store.close();
     fresh.close();

@@ -3,11 +3,10 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { parseMoment } from '../http/moments.js';
-import { exportPieces } from '../http/routes/transfer.js';
-import { importInto, parseImportDocument } from '../schemas/import-document.js';
-import { WriteValidator } from '../schemas/validator.js';
+import { exportDocument } from '../http/routes/transfer.js';
 import { UsageError } from './catalog.js';
 import { countsLine, withCliService } from './cli-service.js';
+import { readImportDocument } from './command.js';
 import { Progress } from './progress.js';
 import { cliCaller } from './token.js';
 
@@ -32,7 +31,7 @@ export async function runExport(args: string[]): Promise<number> {
   }
   return withCliService(async (service) => {
     const progress = new Progress('export');
-    const pieces = exportPieces(service, moment, values.secrets === 'sealed', (done, total) =>
+    const pieces = exportDocument(service, moment, values.secrets === 'sealed', (done, total) =>
       progress.update(done, total),
     );
     if (values.out === undefined) {
@@ -72,7 +71,7 @@ export async function runImport(args: string[]): Promise<number> {
   const document = readDocument(positionals[0]);
   progress.note(`read ${positionals[0]}`);
   return withCliService(async (service) => {
-    const { items, problems } = parseImportDocument(document, importInto(service, new WriteValidator()));
+    const { items, problems } = readImportDocument(service, document);
     progress.note(`${items.length} entries read, ${problems.length} problems so far; deciding them`);
     const dryRun = values['dry-run'] ?? false;
     const options = { dryRun, secretsRight: true, problems }; // the host's CLI may compare secrets

@@ -4,6 +4,7 @@ import type { Command } from './commands.js';
 import { addedIds, allocateId, checkExpected, checkUnique, heldIds, loadForWrite, referenceErrors } from './guards.js';
 import { type CollectionName, collectionOf, referencesTo } from './resources.js';
 import type { Resource } from './shared/declaration.js';
+import { sameValue } from './shared/diff.js';
 import {
   DeleteGuarded,
   type Dependent,
@@ -19,11 +20,9 @@ import type { ConfigState } from './state.js';
 type Of<K extends Command['kind']> = Extract<Command, { kind: K }>;
 type Values = Record<string, unknown>;
 
-const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
-
 /** The fields of `next` whose values differ from `before` (all of them when there is no `before`). */
 function changedFields(resource: Resource, next: Values, before?: Values): Set<string> {
-  return new Set(resource.fieldNames.filter((field) => !before || !same(next[field], before[field])));
+  return new Set(resource.fieldNames.filter((field) => !before || !sameValue(next[field], before[field])));
 }
 
 /** The resource's own rule, unique values and the references of the changed fields, for an entry as it would become. */
@@ -63,7 +62,7 @@ function decideChange(command: Of<'replace'> | Of<'patch'>, state: ConfigState):
   const changes: Values = {};
   for (const [field, value] of Object.entries(command.fields as Values)) {
     // Undefined: PATCH did not send it, or PUT left out a secret (it keeps its stored value).
-    if (value === undefined || !resource.fieldNames.includes(field) || same(value, current[field])) continue;
+    if (value === undefined || !resource.fieldNames.includes(field) || sameValue(value, current[field])) continue;
     if (resource.declaration.fields[field].setOnce && current[field] != null) continue;
     changes[field] = value;
   }

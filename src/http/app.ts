@@ -3,8 +3,7 @@ import Router from '@koa/router';
 import Koa, { type Context } from 'koa';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import type { Logger } from 'pino';
-import type { PmaControlProjection } from '../application/pmacontrol-projection.js';
-import type { ConfigService } from '../application/service.js';
+import type { ConfigService, ParseWrite } from '../application/service.js';
 import type { AccessSettings } from '../config.js';
 import { isResourceName } from '../domain/resources.js';
 import { type CiphertextOpener, WriteValidator } from '../schemas/validator.js';
@@ -17,6 +16,7 @@ import { type Access, authorize, identify } from './identity.js';
 import { accessLog, cors, hardening, nameResource, requestContext, trailingSlash } from './middleware.js';
 import { healthz, Metrics, metrics, Readiness, readyz } from './operations.js';
 import { refuseQuery } from './request.js';
+import type { RouteModule } from './route-module.js';
 import { changeStream, changes, diff, KEEP_ALIVE_MS } from './routes/changes.js';
 import {
   API_ROUTES,
@@ -25,11 +25,10 @@ import {
   allowedMethods,
   CONFIG_BASE,
   type Method,
+  SERVICE_ROUTES,
   SHAPES,
 } from './routes/descriptors.js';
 import { HANDLERS } from './routes/handlers.js';
-import { checkpoint, consistencyProof, inclusionProof, leaf, publicKey } from './routes/log.js';
-import { adoptDrift, drift, inventory, overwriteDrift, projectionStatus, push } from './routes/pmacontrol.js';
 import { issueToken, listTokens, revealSecret, revokeToken, whoami } from './routes/tokens.js';
 import { exportConfiguration, importConfiguration } from './routes/transfer.js';
 
@@ -44,14 +43,14 @@ export interface AppDeps {
   /** The instance's metrics (made here when not given) and whether it is stopping (for /readyz). */
   metrics?: Metrics;
   readiness?: Readiness;
-  /** Opens PmaControl ciphertexts (`is_password_crypted`), when the service was given PmaControl's key. */
-  openPmaControl?: CiphertextOpener;
-  /** The write bodies' validator (made here, with `openPmaControl`, when not given). */
+  /** Opens the ciphertexts a resource's crypted flag announces (PmaControl's, `is_password_crypted`), if given a key. */
+  openCrypted?: CiphertextOpener;
+  /** The write bodies' validator (made here, with `openCrypted`, when not given). */
   validator?: WriteValidator;
   /** The names this service answers to (made here for a loopback listener when not given). */
   hosts?: HostCheck;
-  /** The projection into PmaControl's tables, when PMACONTROL_DB_URL is set. */
-  pmacontrol?: PmaControlProjection;
+  /** The wings' routes (see route-module.ts), mounted after the core's own. */
+  modules?: readonly RouteModule[];
 }
 
 type ResolvedDeps = AppDeps & { metrics: Metrics; hosts: HostCheck };
@@ -87,17 +86,6 @@ function apiHandlers(deps: ResolvedDeps, validator: WriteValidator): Record<ApiR
     issueToken: (ctx) => issueToken(ctx, service),
     revokeToken: (ctx) => revokeToken(ctx, service),
     secret: (ctx, route) => revealSecret(ctx, service, route.resource!),
-    logCheckpoint: (ctx) => checkpoint(ctx, service),
-    logPublicKey: (ctx) => publicKey(ctx, service),
-    logLeaf: (ctx) => leaf(ctx, service),
-    logInclusion: (ctx) => inclusionProof(ctx, service),
-    logConsistency: (ctx) => consistencyProof(ctx, service),
-    push: (ctx) => push(ctx, service, validator),
-    ansibleInventory: (ctx) => inventory(ctx, service),
-    pmacontrolStatus: (ctx) => projectionStatus(ctx, service, deps.pmacontrol),
-    pmacontrolDrift: (ctx) => drift(ctx, deps.pmacontrol),
-    adoptDrift: (ctx) => adoptDrift(ctx, deps.pmacontrol),
-    overwriteDrift: (ctx) => overwriteDrift(ctx, deps.pmacontrol),
     openApi: (ctx) => {
       refuseQuery(ctx);
       ctx.body = openapi;
@@ -124,7 +112,7 @@ function guarded(access: Access, handle: Handle, deps: AppDeps, basic = false): 
 
 function routes(deps: ResolvedDeps): Router {
   const router = new Router();
-  const handlerDeps = { service: deps.service, validator: deps.validator ?? new WriteValidator(deps.openPmaControl) };
+  const handlerDeps = { service: deps.service, validator: deps.validator ?? new WriteValidator(deps.openCrypted) };
   const byPath = new Map<string, Method[]>();
   const mount = (openApiPath: string, method: Method, access: Access, handle: Handle, basic?: boolean) => {
     const path = openApiPath.replace(/\{(\w+)\}/g, ':$1');
@@ -146,9 +134,15 @@ function routes(deps: ResolvedDeps): Router {
     );
   }
   const api = apiHandlers(deps, handlerDeps.validator);
-  for (const route of API_ROUTES) {
-    mount(route.path, route.method, route.access, (ctx) => api[route.kind](ctx, route), route.basic);
+  for (const route of API_ROUTES) mount(route.path, route.method, route.access, (ctx) => api[route.kind](ctx, route));
+  const { validator } = handlerDeps;
+  const parse: ParseWrite = (resource, mode, body) => validator.parse(resource, mode, body).input;
+  for (const module of deps.modules ?? []) {
+    const handlers = module.handlers({ service: deps.service, parse });
+    for (const route of module.routes) mount(route.path, route.method, route.access, handlers[route.kind], route.basic);
   }
+  for (const route of SERVICE_ROUTES)
+    mount(route.path, route.method, route.access, (ctx) => api[route.kind](ctx, route));
   for (const [path, methods] of byPath) {
     router.all(path, (ctx: Context) => {
       const allow = allowedMethods(methods);

@@ -128,22 +128,14 @@ export class Metrics {
     return this;
   }
 
-  /** Adds the gauges of the projection into PmaControl's tables: how far behind the log it is. */
-  watchPmaControl(status: () => { lag: number; applying: boolean }): this {
+  /** Adds a gauge read when scraped (a wing's: how far behind the log it is). Its name carries the `pmacontrol_` prefix. */
+  gauge(name: string, help: string, read: () => number): this {
     new Gauge({
-      name: 'pmacontrol_tables_lag_events',
-      help: "Events not yet written into PmaControl's tables (PMACONTROL_DB_URL), as this instance knows",
+      name,
+      help,
       registers: [this.registry],
       collect() {
-        this.set(status().lag);
-      },
-    });
-    new Gauge({
-      name: 'pmacontrol_tables_applying',
-      help: "1 while this instance holds the lease and writes PmaControl's tables",
-      registers: [this.registry],
-      collect() {
-        this.set(status().applying ? 1 : 0);
+        this.set(read());
       },
     });
     return this;

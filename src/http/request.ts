@@ -4,6 +4,7 @@ import type { ListQuery } from '../application/queries.js';
 import type { Resource } from '../domain/shared/declaration.js';
 import type { JsonSchema } from '../domain/shared/fields.js';
 import { type ExpectedVersion, MAX_ID } from '../domain/shared/types.js';
+import { listParameters, searchedFields } from '../schemas/list-filters.js';
 import { invalidId, invalidQuery, RequestError } from './errors.js';
 import { parseMoment } from './moments.js';
 
@@ -60,20 +61,6 @@ export function expectedVersion(header: string): ExpectedVersion | undefined {
     if (ID.test(tag[2])) versions.push(Number(tag[2]));
   }
   return versions;
-}
-
-/** The query parameters of lists, per resource, with the schema their values are read with. */
-export function listParameters(resource: Resource): Record<string, JsonSchema> {
-  const { fields, deletion } = resource.declaration;
-  const params: Record<string, JsonSchema> = { id: { type: 'integer', minimum: 1, maximum: MAX_ID } };
-  for (const name of resource.shownFields) {
-    const spec = fields[name];
-    if (spec.schema.type === 'array') {
-      if (spec.filterAs) params[spec.filterAs] = spec.schema.items as JsonSchema;
-    } else params[name] = spec.schema;
-  }
-  if (deletion === 'soft') params.is_deleted = { type: 'boolean' };
-  return params;
 }
 
 const sortable = (resource: Resource) => [
@@ -152,11 +139,6 @@ export function parseReadQuery(ctx: Context): Moment | undefined {
   const { at } = singleParameters(ctx, ['at']);
   return at === undefined ? undefined : parseMoment('at', at);
 }
-
-export const searchedFields = (resource: Resource) =>
-  Object.entries(resource.declaration.fields)
-    .filter(([, spec]) => spec.search)
-    .map(([name]) => name);
 
 const membershipField = (resource: Resource, param: string) =>
   Object.entries(resource.declaration.fields).find(([, spec]) => spec.filterAs === param)![0];

@@ -1,12 +1,9 @@
 import type { OperationObject, ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
 import { COLLECTION_NAMES, RESOURCE_NAMES, resourceOf } from '../domain/resources.js';
 import type { ApiRouteDescriptor } from '../http/routes/descriptors.js';
-import { json, problems, ref, requestIdHeader } from './config-operations.js';
-import { adoptDrift, overwriteDrift, pmacontrolDrift } from './drift-operations.js';
 import { issueToken, listTokens, revokeToken, secretOperation, whoami } from './identity-operations.js';
-import { logCheckpoint, logConsistency, logInclusion, logLeaf, logPublicKey } from './log-operations.js';
+import { json, problems, ref, requestIdHeader } from './operation-kit.js';
 import { docs, docsAsset, healthz, metrics, readyz } from './ops-operations.js';
-import { ansibleInventory, pmacontrolStatus, push } from './pmacontrol-operations.js';
 import { exportConfiguration, importConfiguration } from './transfer-operations.js';
 
 const query = (name: string, description: string, schema: SchemaObject, example?: unknown): ParameterObject => ({
@@ -226,7 +223,5 @@ export function apiOperation(route: ApiRouteDescriptor): OperationObject {
     docsAsset,
   };
   const transfer = { export: exportConfiguration, import: importConfiguration };
-  const log = { logCheckpoint, logPublicKey, logLeaf, logInclusion, logConsistency };
-  const pmacontrol = { push, ansibleInventory, pmacontrolStatus, pmacontrolDrift, adoptDrift, overwriteDrift };
-  return { ...operations, ...more, ...transfer, ...log, ...pmacontrol }[route.kind]();
+  return { ...operations, ...more, ...transfer }[route.kind]();
 }

@@ -5,16 +5,19 @@ import {
   type ResponsesObject,
   type SchemaObject,
   type SecurityRequirementObject,
+  type TagObject,
 } from 'openapi3-ts/oas31';
 import { RESOURCE_NAMES, resourceOf } from '../domain/resources.js';
 import type { Access } from '../http/identity.js';
-import { API_ROUTES, ROUTES } from '../http/routes/descriptors.js';
+import type { RouteModule } from '../http/route-module.js';
+import { API_ROUTES, ROUTES, SERVICE_ROUTES } from '../http/routes/descriptors.js';
 import { apiOperation } from './api-operations.js';
 import { sharedComponents } from './components.js';
-import { configOperation, problems } from './config-operations.js';
+import { configOperation } from './config-operations.js';
 import { describeProperties } from './descriptions.js';
 import { documentedEntrySchema, documentedWriteSchema } from './examples.js';
 import { TOKEN_SCHEMA } from './identity-operations.js';
+import { problems } from './operation-kit.js';
 
 const DESCRIPTION = [
   'Inventory of a MariaDB/MySQL monitoring platform. Every accepted write is stored as a domain event; reads',
@@ -59,22 +62,24 @@ function secured(operation: OperationObject, access: Access, method: string, bas
   return { ...operation, parameters, responses, security: schemes };
 }
 
-/** The tags of the routes that are not a resource's, in the order the document lists them. */
-const TAGS = [
+/**
+ * The tags of the core's routes that are not a resource's: these first, then each route module's,
+ * then `meta` (the API itself) last.
+ */
+const TAGS: TagObject[] = [
   { name: 'audit', description: 'The change log, time travel, differences and the live feed' },
   { name: 'identity', description: 'Who is asking: tokens, roles' },
   { name: 'transfer', description: 'The whole configuration as one document: export and import' },
   { name: 'operations', description: 'Health, readiness and metrics, for the platform that runs the service' },
-  {
-    name: 'log',
-    description: 'The log anyone can verify: signed checkpoints, leaves, inclusion and consistency proofs',
-  },
-  { name: 'pmacontrol', description: "What PmaControl's own automation calls: its push, and an Ansible inventory" },
-  { name: 'meta', description: 'The API itself' },
 ];
+const META_TAG: TagObject = { name: 'meta', description: 'The API itself' };
 
-/** The OpenAPI 3.1 document, built from the same route descriptors and resource declarations the service runs on. */
-export function buildOpenApi(version: string): OpenAPIObject {
+/**
+ * The OpenAPI 3.1 document, built from the same route descriptors and resource declarations the
+ * service runs on: the configuration routes, the core's own, each route module's (the wings', in the
+ * order given), then the routes about the service itself.
+ */
+export function buildOpenApi(version: string, modules: readonly RouteModule[] = []): OpenAPIObject {
   const builder = OpenApiBuilder.create({
     openapi: '3.1.0',
     info: {
@@ -112,8 +117,10 @@ export function buildOpenApi(version: string): OpenAPIObject {
   };
   for (const route of ROUTES) add(route, configOperation(route));
   for (const route of API_ROUTES) add(route, apiOperation(route));
+  for (const module of modules) for (const route of module.routes) add(route, module.operations[route.kind]());
+  for (const route of SERVICE_ROUTES) add(route, apiOperation(route));
   builder.addSchema('Token', TOKEN_SCHEMA as SchemaObject);
   for (const [path, operations] of Object.entries(paths)) builder.addPath(path, operations);
-  for (const tag of TAGS) builder.addTag(tag);
+  for (const tag of [...TAGS, ...modules.flatMap((module) => module.tags), META_TAG]) builder.addTag(tag);
   return describeProperties(builder.getSpec());
 }

@@ -83,7 +83,7 @@ export function documentedWriteSchema(resource: Resource, mode: WriteMode): Json
   }
   for (const name of ignoredInputs(resource))
     properties[name] ??= { readOnly: true, description: 'accepted and ignored' };
-  const flag = resource.declaration.cryptedFlag;
+  const flag = resource.declaration.cryptedInput;
   if (flag) {
     properties[flag] = {
       type: ['boolean', 'integer'],

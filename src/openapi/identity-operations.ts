@@ -2,7 +2,7 @@ import type { OperationObject } from 'openapi3-ts/oas31';
 import type { Resource } from '../domain/shared/declaration.js';
 import { ROLES } from '../domain/tokens/resource.js';
 import { TOKEN_REQUEST } from '../schemas/tokens.js';
-import { json, problems, ref, requestIdHeader } from './config-operations.js';
+import { json, problems, ref, requestIdHeader } from './operation-kit.js';
 
 export const TOKEN_SCHEMA = {
   type: 'object',

@@ -1,5 +1,5 @@
 import type { OperationObject } from 'openapi3-ts/oas31';
-import { json, problems, requestIdHeader } from './config-operations.js';
+import { json, problems, requestIdHeader } from './operation-kit.js';
 
 const status = (values: string[], extra: Record<string, unknown> = {}) => ({
   type: 'object',

@@ -2,8 +2,8 @@ import type { OperationObject, SchemaObject } from 'openapi3-ts/oas31';
 import { EXPORT_FORMAT } from '../application/transfer.js';
 import { RESOURCE_NAMES, resourceOf } from '../domain/resources.js';
 import { entrySchema } from '../schemas/write.js';
-import { json, problems, ref, requestIdHeader } from './config-operations.js';
 import { entryExample } from './examples.js';
+import { json, problems, ref, requestIdHeader } from './operation-kit.js';
 
 /** An entry as GET shows it; with `secrets=sealed`, each of its secrets sealed as well. */
 function exportedEntry(name: (typeof RESOURCE_NAMES)[number]): SchemaObject {

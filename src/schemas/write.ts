@@ -40,8 +40,8 @@ export function writeSchema(resource: Resource, mode: WriteMode): JsonSchema {
 
 /** The names accepted on input and set aside: read-only fields of a GET body, and the crypted flag. */
 export function ignoredInputs(resource: Resource): string[] {
-  const { cryptedFlag } = resource.declaration;
-  return [...META_FIELDS, ...Object.keys(resource.outputs), ...(cryptedFlag ? [cryptedFlag] : [])];
+  const { cryptedInput } = resource.declaration;
+  return [...META_FIELDS, ...Object.keys(resource.outputs), ...(cryptedInput ? [cryptedInput] : [])];
 }
 
 /** The entry as GET returns it: shown fields (never secrets), read-only fields, version and timestamps. */

@@ -2,12 +2,13 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Projector } from '../../src/application/projector.js';
 import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
+import { leafOf } from '../../src/log/index.js';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite/store.js';
 import { logged, serverCreated, tagCreated } from '../support/given.js';
 
 const it = suite('the projector: a batch folds whole or not at all, once');
 
-const fresh = () => new Projector(new InMemoryEventStore(), new SqliteReadModelStore(':memory:'));
+const fresh = () => new Projector(new InMemoryEventStore(), new SqliteReadModelStore(':memory:'), leafOf);
 const rows = (projector: Projector) =>
   JSON.stringify([...(projector as unknown as { readModels: SqliteReadModelStore }).readModels.lines()]);
 
@@ -61,10 +62,10 @@ it('an event the state cannot take undoes the batch it came with; the batch can 
 
 it('the stored checkpoint never moves back', () => {
   const readModels = new SqliteReadModelStore(':memory:');
-  const later = new Projector(new InMemoryEventStore(), readModels);
+  const later = new Projector(new InMemoryEventStore(), readModels, leafOf);
   later.apply(logged([tagCreated(1), tagCreated(2)]));
   later.flush();
-  const behind = new Projector(new InMemoryEventStore(), readModels);
+  const behind = new Projector(new InMemoryEventStore(), readModels, leafOf);
   behind.apply(logged([tagCreated(1)]));
   behind.flush();
   const stored = readModels.load();

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { COMMANDS } from '../../src/commands/catalog.js';
+import { HELPS as COMMANDS } from '../../src/commands/index.js';
 import { freshDatabase, mariadbUrl } from '../support/mariadb.js';
 import { ROOT, runCli, servedDataDir, spawnService, tempDir } from '../support/process.js';
 

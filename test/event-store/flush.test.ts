@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CONFIG_STREAM } from '../../src/application/projector.js';
+import { CONFIG_STREAM } from '../../src/domain/shared/types.js';
 import { SqliteEventStore } from '../../src/event-store/sqlite/store.js';
 import { tempDir } from '../support/process.js';
 

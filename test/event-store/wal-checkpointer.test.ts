@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CONFIG_STREAM } from '../../src/application/projector.js';
+import { CONFIG_STREAM } from '../../src/domain/shared/types.js';
 import { SqliteEventStore } from '../../src/event-store/sqlite/store.js';
 import Database from '../../src/sqlite/driver.js';
 import { FALLBACK_CHECKPOINT_PAGES, WalCheckpointer } from '../../src/sqlite/wal-checkpointer.js';

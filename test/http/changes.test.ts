@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CONFIG_STREAM } from '../../src/application/projector.js';
+import { CONFIG_STREAM } from '../../src/domain/shared/types.js';
 import { BASE, type Harness, startHarness } from '../support/harness.js';
 
 const it = suite<{ h: Harness }>('the change log: GET /fr/api/changes');

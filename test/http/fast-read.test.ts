@@ -7,7 +7,7 @@ import { createApp } from '../../src/http/app.js';
 import { withFastReads } from '../../src/http/fast-read.js';
 import { hostCheck } from '../../src/http/hosts.js';
 import { Metrics } from '../../src/http/operations.js';
-import { buildOpenApi } from '../../src/openapi/build.js';
+import { apiDocument } from '../../src/main.js';
 import { collectingLogger, type Harness, startHarness } from '../support/harness.js';
 
 /**
@@ -45,7 +45,7 @@ async function listen(handler: RequestListener): Promise<{ url: string; server: 
 async function world(access: AccessSettings): Promise<World> {
   const h = await startHarness({ access });
   const { service } = h;
-  const openapi = buildOpenApi('test');
+  const openapi = apiDocument('test');
   const side = () => ({ logs: [] as string[], metrics: new Metrics('test') });
   const [f, k] = [side(), side()];
   const koaApp = (s: typeof f) =>

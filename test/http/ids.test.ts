@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { replay } from '../../src/application/replay.js';
 import { RESOURCE_NAMES as RESOURCES, type ResourceName as Resource } from '../../src/domain/resources.js';
+import { leafOf } from '../../src/log/index.js';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite/store.js';
 import { prerequisites, validBody } from '../support/bodies.js';
 import { BASE, type Harness, startHarness } from '../support/harness.js';
@@ -55,7 +56,7 @@ for (const resource of RESOURCES) {
             assert.equal(read.body.item, item, `${resource}/${id} was overwritten`);
           }
           assert.equal(new Set(await ids(h, resource)), used);
-          const report = await replay(h.store, h.readModels, new SqliteReadModelStore(':memory:'));
+          const report = await replay(h.store, h.readModels, new SqliteReadModelStore(':memory:'), leafOf);
           assert.equal(report.differences, []);
         } finally {
           await h.close();

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildOpenApi } from '../../src/openapi/build.js';
+import { apiDocument } from '../../src/main.js';
 import { send } from '../support/harness.js';
 import { ROOT, spawnService, tempDir } from '../support/process.js';
 
@@ -54,7 +54,7 @@ if (existsSync(CHROMIUM)) {
       const requested: string[] = [];
       page.on('request', (request) => requested.push(request.url()));
       await page.goto(`${service.url}/fr/api/docs`);
-      const operations = Object.values(buildOpenApi('test').paths ?? {}).flatMap((item) =>
+      const operations = Object.values(apiDocument('test').paths ?? {}).flatMap((item) =>
         ['get', 'put', 'post', 'delete', 'patch'].filter((method) => method in item),
       );
       await page.waitForFunction((n) => document.querySelectorAll('.opblock').length >= n, operations.length, {

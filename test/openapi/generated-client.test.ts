@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { buildOpenApi } from '../../src/openapi/build.js';
+import { apiDocument } from '../../src/main.js';
 import { startHarness } from '../support/harness.js';
 import { ROOT } from '../support/process.js';
 
@@ -65,7 +65,7 @@ it('openapi-typescript → openapi-fetch client → tsc (strict) → a real POST
   const work = mkdtempSync(join(HOME, 'work-'));
   const h = await startHarness();
   try {
-    writeFileSync(join(work, 'openapi.json'), JSON.stringify(buildOpenApi('test')));
+    writeFileSync(join(work, 'openapi.json'), JSON.stringify(apiDocument('test')));
     run(join(HOME, 'node_modules/.bin/openapi-typescript'), ['openapi.json', '-o', 'schema.d.ts'], work);
     writeFileSync(join(work, 'client.ts'), CLIENT);
     writeFileSync(join(work, 'tsconfig.json'), JSON.stringify(TSCONFIG));

@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isResourceName, resourceOf } from '../../src/domain/resources.js';
 import { API_ROUTES, ROUTES } from '../../src/http/routes/descriptors.js';
-import { buildOpenApi } from '../../src/openapi/build.js';
+import { apiDocument } from '../../src/main.js';
 import { createAjv, WriteValidator } from '../../src/schemas/validator.js';
 import { Conformance } from '../support/conformance.js';
 import { BASE, startHarness } from '../support/harness.js';
@@ -12,7 +12,7 @@ import { BASE, startHarness } from '../support/harness.js';
 const it = suite('OpenAPI document');
 
 it('is a valid OpenAPI 3.1 document', async () => {
-  const result = await new Validator().validate(JSON.parse(JSON.stringify(buildOpenApi('test'))));
+  const result = await new Validator().validate(JSON.parse(JSON.stringify(apiDocument('test'))));
   assert.ok(result.valid, JSON.stringify(result.errors, null, 2));
 });
 
@@ -22,14 +22,14 @@ it('GET /fr/api/openApi serves it', async () => {
     const reply = await h.request('GET', '/fr/api/openApi');
     assert.is(reply.status, 200);
     assert.is(reply.body.openapi, '3.1.0');
-    assert.equal(reply.body, JSON.parse(JSON.stringify(buildOpenApi('test'))));
+    assert.equal(reply.body, JSON.parse(JSON.stringify(apiDocument('test'))));
   } finally {
     await h.close();
   }
 });
 
 it('documents every route the service mounts, with an operationId, a summary and a 4xx response', () => {
-  const doc = buildOpenApi('test');
+  const doc = apiDocument('test');
   assert.is(ROUTES.length, 7 * 8);
   for (const route of [...ROUTES, ...API_ROUTES]) {
     const operation = doc.paths?.[route.path]?.[route.method.toLowerCase() as 'get'];
@@ -46,7 +46,7 @@ it('documents every route the service mounts, with an operationId, a summary and
 });
 
 it('"Try it out" works twice in a row: no fixed header or query value, no PATCH that moves an entry', () => {
-  const doc = buildOpenApi('test');
+  const doc = apiDocument('test');
   const components = doc.components?.parameters ?? {};
   const fixed: string[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
@@ -68,7 +68,7 @@ it('"Try it out" works twice in a row: no fixed header or query value, no PATCH 
 });
 
 it('summaries read as sentences: an environment, a DNS alias, an SSH key, no CamelCase', () => {
-  const summaries = Object.values(buildOpenApi('test').paths ?? {}).flatMap((item) =>
+  const summaries = Object.values(apiDocument('test').paths ?? {}).flatMap((item) =>
     Object.values(item as Record<string, OperationObject>).map((operation) => operation.summary ?? ''),
   );
   assert.ok(summaries.includes('Create an environment'));
@@ -90,7 +90,7 @@ it('every member of every schema, and every operation, says what it is', () => {
     }
     for (const [key, child] of Object.entries(node)) walk(child, `${path}/${key}`);
   };
-  const doc = buildOpenApi('test');
+  const doc = apiDocument('test');
   walk(doc, '');
   assert.equal(undescribed, []);
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
@@ -102,7 +102,7 @@ it('every member of every schema, and every operation, says what it is', () => {
 
 it('every request example of the document is accepted by the validator the service runs, in its own mode', () => {
   const validator = new WriteValidator();
-  const doc = buildOpenApi('test');
+  const doc = apiDocument('test');
   let checked = 0;
   for (const route of ROUTES.filter((r) => ['create', 'replace', 'patch'].includes(r.kind))) {
     const operation = doc.paths?.[route.path]?.[route.method.toLowerCase() as 'post'] as OperationObject;
@@ -118,7 +118,7 @@ it('every request example of the document is accepted by the validator the servi
 });
 
 it('every response example of the document matches its own schema', () => {
-  const doc = buildOpenApi('test');
+  const doc = apiDocument('test');
   const ajv = createAjv();
   ajv.addSchema(doc as object, 'api');
   let checked = 0;

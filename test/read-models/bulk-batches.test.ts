@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { VersionRow } from '../../projections/changes.js';
 import type { EntryState, ProjectionBatch } from '../../src/read-models/port.js';
 import { BulkBatches, CONSISTENT_EVERY } from '../../src/read-models/sqlite/bulk-batches.js';
-import type { SaveJob } from '../../src/read-models/sqlite/saving.js';
+import type { SaveJob } from '../../src/read-models/sqlite/save-jobs.js';
 
 /**
  * A rebuild holds entries back until a list snapshot needs them (it is copied from the entries in

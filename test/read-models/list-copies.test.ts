@@ -3,6 +3,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { compare, rebuild } from '../../src/application/replay.js';
+import { leafOf } from '../../src/log/index.js';
 import { ListCopies } from '../../src/read-models/sqlite/list-copies.js';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite/store.js';
 import Database from '../../src/sqlite/driver.js';
@@ -105,12 +106,12 @@ it('a service on a read-model file: its list snapshots are those a rebuild from 
     // The list of tags reached 1,000 versions once: one snapshot, copied after the save that made it due.
     await until(() => [...h.readModels.listSnapshots()].some((taken) => taken.resource === 'tags'));
     const fresh = new SqliteReadModelStore(':memory:');
-    await rebuild(h.store, fresh);
+    await rebuild(h.store, fresh, leafOf);
     assert.equal(await compare(fresh, h.readModels), []);
     // A rebuild into a file filled in bulk (as `replay` makes it) holds entries back until a snapshot
     // or the end needs them: the same rows, and its own snapshots are the lists the log gives.
     const bulk = new SqliteReadModelStore(join(tempDir(), 'rebuilt.sqlite'), undefined, true);
-    await rebuild(h.store, bulk);
+    await rebuild(h.store, bulk, leafOf);
     assert.ok([...bulk.listSnapshots()].some((taken) => taken.resource === 'tags'));
     assert.equal(await compare(bulk, h.readModels), []);
     assert.equal(await compare(h.readModels, bulk), []);

@@ -5,9 +5,11 @@ import type { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CONFIG_STREAM, Projector } from '../../src/application/projector.js';
+import { Projector } from '../../src/application/projector.js';
 import { rebuild } from '../../src/application/replay.js';
+import { CONFIG_STREAM } from '../../src/domain/shared/types.js';
 import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
+import { leafOf } from '../../src/log/index.js';
 import { MAX_UNSAVED } from '../../src/read-models/sqlite/save-thread.js';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite/store.js';
 import Database from '../../src/sqlite/driver.js';
@@ -26,7 +28,7 @@ function setUp(saveHoldMs?: number) {
   const location = join(tempDir(), 'read-models.sqlite');
   const readModels = new SqliteReadModelStore(location, undefined, false, saveHoldMs);
   const errors: Error[] = [];
-  const projector = new Projector(new InMemoryEventStore(), readModels, (error) => errors.push(error));
+  const projector = new Projector(new InMemoryEventStore(), readModels, leafOf, (error) => errors.push(error));
   /** Another connection to the same file, as a second instance or an operator would have. */
   const other = new Database(location);
   let next = 0;
@@ -127,7 +129,7 @@ it("a rebuild whose worker stops unasked fails: nothing is saved after the jobs 
   const location = join(tempDir(), 'rebuilt.sqlite');
   const target = new SqliteReadModelStore(location, undefined, true);
   const errors: Error[] = [];
-  const projector = new Projector(new InMemoryEventStore(), target, (error) => errors.push(error));
+  const projector = new Projector(new InMemoryEventStore(), target, leafOf, (error) => errors.push(error));
   const saving = (target as unknown as { saving: { worker: Worker; settle(): void } }).saving;
   projector.apply(logged([tagCreated(1)], 0));
   projector.flush();
@@ -181,7 +183,7 @@ it('a rebuild into a new file stops with the error of a save that failed in the 
   const target = new SqliteReadModelStore(location, undefined, true);
   failing(new Database(location));
   try {
-    await rebuild(events, target);
+    await rebuild(events, target, leafOf);
     assert.unreachable('the rebuild should have failed');
   } catch (error) {
     assert.match((error as Error).message, 'the disk is on fire');

@@ -1,5 +1,5 @@
 import type { OpenAPIObject, ReferenceObject, ResponseObject } from 'openapi3-ts/oas31';
-import { buildOpenApi } from '../../src/openapi/build.js';
+import { apiDocument } from '../../src/main.js';
 import { createAjv } from '../../src/schemas/validator.js';
 
 /**
@@ -7,7 +7,7 @@ import { createAjv } from '../../src/schemas/validator.js';
  * status. Every HTTP test goes through it, so the document cannot drift from the service.
  */
 export class Conformance {
-  readonly doc: OpenAPIObject = buildOpenApi('test');
+  readonly doc: OpenAPIObject = apiDocument('test');
   private readonly ajv = createAjv();
   private readonly templates: { template: string; pattern: RegExp }[];
 

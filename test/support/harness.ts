@@ -3,7 +3,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
-import type { PmaControlProjection } from '../../src/application/pmacontrol-projection.js';
 import { assertMatches } from '../../src/application/secret-key.js';
 import { type Clock, ConfigService } from '../../src/application/service.js';
 import type { AccessSettings } from '../../src/config.js';
@@ -12,7 +11,9 @@ import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
 import type { EventStore } from '../../src/event-store/port.js';
 import { createHandler } from '../../src/http/app.js';
 import type { Readiness } from '../../src/http/operations.js';
+import { leafOf, logRoutes, startLog, type VerifiableLog } from '../../src/log/index.js';
 import { buildOpenApi } from '../../src/openapi/build.js';
+import { type PmaControlProjection, pmacontrolRoutes } from '../../src/pmacontrol/index.js';
 import type { ReadModelStore } from '../../src/read-models/port.js';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite/store.js';
 import { Conformance } from './conformance.js';
@@ -56,6 +57,8 @@ export function testClock(start = Date.parse('2026-01-01T00:00:00.000Z')): TestC
 export interface Harness {
   url: string;
   service: ConfigService;
+  /** The verifiable log, when started with a log key. */
+  log?: VerifiableLog;
   store: EventStore;
   readModels: ReadModelStore;
   logs: string[];
@@ -75,7 +78,7 @@ export interface HarnessOptions {
   /** Whether the instance is stopping, as /readyz sees it. */
   readiness?: Readiness;
   /** Opens PmaControl ciphertexts, as PMACONTROL_CRYPT_KEY_FILE does for the real service. */
-  openPmaControl?: (ciphertext: string) => string;
+  openCrypted?: (ciphertext: string) => string;
   /** Signs the log's checkpoints, as the real service does (LogKeyRecorded comes after the genesis). */
   logKey?: SignerKey;
   /** Makes the projection into PmaControl's tables, as PMACONTROL_DB_URL does for the real service. */
@@ -94,18 +97,11 @@ export const collectingLogger = (logs: string[]): Logger =>
     }),
   );
 
-async function startService(
-  store: EventStore,
-  readModels: ReadModelStore,
-  key: Buffer,
-  clock: Clock,
-  logs: string[],
-  logKey?: SignerKey,
-) {
+async function startService(store: EventStore, readModels: ReadModelStore, key: Buffer, clock: Clock, logs: string[]) {
   const service = new ConfigService({
     store,
     readModels,
-    ...(logKey ? { logKey: () => logKey } : {}),
+    leafOf,
     secretKey: (recorded) => {
       if (recorded) assertMatches(key, 'the test key', recorded);
       return key;
@@ -117,6 +113,26 @@ async function startService(
   return service;
 }
 
+/** The wings the options ask for, plugged in as main.ts plugs them, and the handler that serves them. */
+async function served(service: ConfigService, logger: Logger, options: HarnessOptions) {
+  const logKey = options.logKey;
+  const log = logKey ? await startLog(service, () => logKey) : undefined;
+  const pmacontrol = options.pmacontrol?.(service, logger);
+  pmacontrol?.start();
+  const modules = [logRoutes(log), pmacontrolRoutes(pmacontrol)];
+  const handler = createHandler({
+    modules,
+    service,
+    logger,
+    openapi: buildOpenApi('test', modules),
+    keepAliveMs: options.keepAliveMs,
+    access: options.access,
+    readiness: options.readiness,
+    openCrypted: options.openCrypted,
+  });
+  return { log, pmacontrol, handler };
+}
+
 /** The service on the in-memory store (unless given another), served as the service serves it (`createHandler`) on 127.0.0.1, port 0. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const logs: string[] = [];
@@ -124,25 +140,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const store = options.store ?? new InMemoryEventStore();
   const readModels = options.readModels ?? new SqliteReadModelStore(':memory:');
   const key = options.secretKey ?? randomBytes(32);
-  const service = await startService(store, readModels, key, options.clock ?? testClock(), logs, options.logKey);
-  const pmacontrol = options.pmacontrol?.(service, logger);
-  pmacontrol?.start();
-  const handler = createHandler({
-    pmacontrol,
-    service,
-    logger,
-    openapi: buildOpenApi('test'),
-    keepAliveMs: options.keepAliveMs,
-    access: options.access,
-    readiness: options.readiness,
-    openPmaControl: options.openPmaControl,
-  });
+  const service = await startService(store, readModels, key, options.clock ?? testClock(), logs);
+  const { log, pmacontrol, handler } = await served(service, logger, options);
   const server: Server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
     service,
+    ...(log ? { log } : {}),
     store,
     // As queries see them: what the projector holds back is handed over first.
     get readModels() {

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import * as assert from 'uvu/assert';
-import { createPmaControlCrypt, readPmaControlCryptKey } from '../../src/application/pmacontrol-crypt.js';
-import { documentFromTables, type PmaControlTables, TABLES } from '../../src/application/pmacontrol-tables.js';
 import { resourceOf } from '../../src/domain/resources.js';
+import { createPmaControlCrypt, readPmaControlCryptKey } from '../../src/pmacontrol/crypt.js';
+import { documentFromTables, type PmaControlTables, TABLES } from '../../src/pmacontrol/tables.js';
 import { send } from './harness.js';
 import { ROOT } from './process.js';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createConnection } from 'mysql2/promise';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newLogKey } from '../../src/application/log-key.js';
+import { newLogKey } from '../../src/log/key.js';
 import { GaleraCluster, galeraAvailable } from '../support/galera.js';
 import { BASE, type Reply, send } from '../support/harness.js';
 import { type ServiceProcess, spawnService, tempDir } from '../support/process.js';

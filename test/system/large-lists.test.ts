@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CONFIG_STREAM } from '../../src/application/projector.js';
+import { CONFIG_STREAM } from '../../src/domain/shared/types.js';
 import { SqliteEventStore } from '../../src/event-store/sqlite/store.js';
 import { BASE, send } from '../support/harness.js';
 import { type ServiceProcess, spawnService, tempDir } from '../support/process.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newLogKey } from '../../src/application/log-key.js';
+import { newLogKey } from '../../src/log/key.js';
 import { BASE, send } from '../support/harness.js';
 import { canRunPrivateMariadb, PrivateMariadb } from '../support/mariadb.js';
 import { type ServiceProcess, spawnService, tempDir } from '../support/process.js';

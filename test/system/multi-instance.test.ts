@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newLogKey } from '../../src/application/log-key.js';
 import { RESOURCE_NAMES as RESOURCES } from '../../src/domain/resources.js';
+import { newLogKey } from '../../src/log/key.js';
 import { BASE, type Reply, send } from '../support/harness.js';
 import { makeKey } from '../support/keys.js';
 import { freshDatabase, mariadbUrl, skipWithoutMariadb } from '../support/mariadb.js';

@@ -4,9 +4,9 @@ import { closeSync, copyFileSync, cpSync, existsSync, openSync, writeSync } from
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CONFIG_STREAM } from '../../src/application/projector.js';
 import { InstanceLock } from '../../src/data-dir.js';
 import type { DomainEvent } from '../../src/domain/shared/types.js';
+import { CONFIG_STREAM } from '../../src/domain/shared/types.js';
 import { SqliteEventStore } from '../../src/event-store/sqlite/store.js';
 import Database from '../../src/sqlite/driver.js';
 import { ROOT, runCli, servedDataDir, tempDir } from '../support/process.js';

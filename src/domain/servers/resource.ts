@@ -97,11 +97,11 @@ export const servers = defineResource({
   ],
   pmacontrol: {
     table: 'mysql_server',
-    cryptedFlag: 'is_password_crypted',
+    cryptedColumn: 'is_password_crypted',
     links: { tags: { table: 'link__mysql_server__tag', owner: 'id_mysql_server', target: 'id_tag' } },
   },
   deletion: 'soft',
-  cryptedFlag: 'is_password_crypted',
+  cryptedInput: 'is_password_crypted',
   outputs: {
     is_deleted: {
       schema: { type: 'boolean' },

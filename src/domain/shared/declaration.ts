@@ -41,8 +41,8 @@ export interface PrepareContext {
  */
 export interface PmaControlTable {
   table: string;
-  /** The row's column that says its secrets are stored encrypted under PmaControl's CRYPT_KEY. */
-  cryptedFlag?: string;
+  /** The row's column that says its secrets are stored encrypted under PmaControl's CRYPT_KEY (set to 1). */
+  cryptedColumn?: string;
   /** A list of ids kept in a link table, by field. */
   links?: Record<string, PmaControlLink>;
   /** The column that holds when the row was made, written from the entry's `created_at`. */
@@ -86,10 +86,11 @@ export interface ResourceDeclaration<F extends Record<string, FieldSpec> = Recor
   outputs?: Record<string, OutputField>;
   objectAliases?: Record<string, ObjectAlias>;
   /**
-   * Input fields that say the resource's secrets are sent as PmaControl ciphertexts
-   * (`is_password_crypted`): accepted on input, never stored or returned.
+   * The input field that says a write's secrets are sent as PmaControl ciphertexts
+   * (`is_password_crypted`): accepted on input, never stored or returned. (Where PmaControl's own
+   * table keeps such a flag is `pmacontrol.cryptedColumn`.)
    */
-  cryptedFlag?: string;
+  cryptedInput?: string;
   /**
    * Fills derived fields and checks what only this resource can check (an SSH key pair matches),
    * before secrets are sealed. Plain input in, plain input out.

@@ -7,6 +7,12 @@ export interface DomainEvent<T extends string = string, D = Record<string, unkno
   data: D;
 }
 
+/**
+ * The one stream holding the whole configuration: one consistency boundary (see docs/design.md).
+ * Every store keeps it under this name, and every leaf of the verifiable log names it.
+ */
+export const CONFIG_STREAM = 'pmacontrol-config';
+
 /** The shape of events written by this version; older events are upcast to it before the fold. */
 export const EVENT_SCHEMA = 2;
 

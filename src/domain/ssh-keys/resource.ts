@@ -91,7 +91,7 @@ export const sshKeys = defineResource({
   ],
   pmacontrol: { table: 'ssh_key', createdAt: 'added_on' },
   deletion: 'hard',
-  cryptedFlag: 'is_password_crypted',
+  cryptedInput: 'is_password_crypted',
   prepare: prepareKeyPair,
   prove: async ({ private_key: privateKey }) =>
     typeof privateKey === 'string' && !(await provesItsPair(privateKey))

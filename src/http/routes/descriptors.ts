@@ -26,17 +26,6 @@ export type ApiRouteKind =
   | 'issueToken'
   | 'revokeToken'
   | 'secret'
-  | 'logCheckpoint'
-  | 'logPublicKey'
-  | 'logLeaf'
-  | 'logInclusion'
-  | 'logConsistency'
-  | 'push'
-  | 'ansibleInventory'
-  | 'pmacontrolStatus'
-  | 'pmacontrolDrift'
-  | 'adoptDrift'
-  | 'overwriteDrift'
   | 'healthz'
   | 'readyz'
   | 'metrics'
@@ -62,8 +51,6 @@ export interface ApiRouteDescriptor {
   access: Access;
   /** The resource a `secret` route reveals the secrets of. */
   resource?: ResourceName;
-  /** Also takes Basic authentication, the token as the password (PmaControl's scripts send Basic). */
-  basic?: boolean;
 }
 
 /** The routes every configuration resource has: kind, method, path after `/config/<resource>`, access. */
@@ -110,17 +97,10 @@ export const API_ROUTES: ApiRouteDescriptor[] = [
       resource,
     }),
   ),
-  { kind: 'logCheckpoint', method: 'GET', path: `${API_BASE}/log/checkpoint`, access: 'reader' },
-  { kind: 'logPublicKey', method: 'GET', path: `${API_BASE}/log/public-key`, access: 'open' },
-  { kind: 'logLeaf', method: 'GET', path: `${API_BASE}/log/leaves/{position}`, access: 'reader' },
-  { kind: 'logInclusion', method: 'GET', path: `${API_BASE}/log/proof/inclusion`, access: 'reader' },
-  { kind: 'logConsistency', method: 'GET', path: `${API_BASE}/log/proof/consistency`, access: 'reader' },
-  { kind: 'push', method: 'POST', path: `${API_BASE}/pmacontrol/push`, access: 'writer', basic: true },
-  { kind: 'ansibleInventory', method: 'GET', path: `${API_BASE}/inventory/ansible`, access: 'reader' },
-  { kind: 'pmacontrolStatus', method: 'GET', path: `${API_BASE}/pmacontrol/status`, access: 'reader' },
-  { kind: 'pmacontrolDrift', method: 'GET', path: `${API_BASE}/pmacontrol/drift`, access: 'reader' },
-  { kind: 'adoptDrift', method: 'POST', path: `${API_BASE}/pmacontrol/drift/adopt`, access: 'admin' },
-  { kind: 'overwriteDrift', method: 'POST', path: `${API_BASE}/pmacontrol/drift/overwrite`, access: 'admin' },
+];
+
+/** The routes about the service itself: listed after every route module's (see http/route-module.ts). */
+export const SERVICE_ROUTES: ApiRouteDescriptor[] = [
   { kind: 'openApi', method: 'GET', path: OPENAPI_PATH, access: 'open' },
   { kind: 'healthz', method: 'GET', path: '/healthz', access: 'open' },
   { kind: 'readyz', method: 'GET', path: '/readyz', access: 'open' },

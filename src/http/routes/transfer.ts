@@ -2,15 +2,15 @@ import type { Context } from 'koa';
 import type { Moment } from '../../application/changes.js';
 import type { ConfigService } from '../../application/service.js';
 import type { Principal } from '../../application/tokens.js';
-import { EXPORT_FORMAT } from '../../application/transfer.js';
-import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../../domain/resources.js';
+import { type ExportProgress, exportPieces } from '../../application/transfer.js';
+import { type ResourceName, resourceOf } from '../../domain/resources.js';
 import type { EntryRecord } from '../../engine/table.js';
-import { importInto, parseImportDocument } from '../../schemas/import-document.js';
 import type { WriteValidator } from '../../schemas/validator.js';
 import { assertJsonBody } from '../body.js';
 import { readDocument } from '../document-stream.js';
 import { invalidQuery } from '../errors.js';
 import { authorize } from '../identity.js';
+import { importInto, parseImportDocument } from '../import-document.js';
 import { entryJson } from '../list-body.js';
 import { parseMoment } from '../moments.js';
 import { pacedBody } from '../paced.js';
@@ -24,11 +24,8 @@ import { callerOf } from '../writes.js';
  */
 export const IMPORT_BOUNDS = { totalBytes: 64 * 1024 * 1024, entryChars: 256 * 1024, entries: 200_000 };
 
-/** Entries per piece of an export: a piece is made in well under a millisecond. */
-const PIECE = 256;
-
 /** An entry as GET shows it, plus each of its secrets sealed (`passwd_sealed`) when asked for. */
-function exportedEntry(resource: ResourceName, entry: EntryRecord, sealed: boolean): string {
+export function exportedEntry(resource: ResourceName, entry: EntryRecord, sealed: boolean): string {
   const json = entryJson(resource, entry);
   if (!sealed) return json;
   const secrets = resourceOf(resource)
@@ -37,52 +34,14 @@ function exportedEntry(resource: ResourceName, entry: EntryRecord, sealed: boole
   return secrets.length > 0 ? `${json.slice(0, -1)}${secrets.join('')}}` : json;
 }
 
-type Snapshot = { position: number; at: string | null; lists: (readonly [ResourceName, readonly EntryRecord[]])[] };
-
-/**
- * The whole configuration as it is (or was, at a moment), piece by piece. Every list is one state:
- * now, taken in one step from memory (writes that land while it is sent do not show); or at a
- * moment, read from the change log, where the past does not move.
- */
-export async function* exportPieces(
+/** The export document, piece by piece, each entry as GET shows it (and its sealed secrets if asked). */
+export const exportDocument = (
   service: ConfigService,
   moment: Moment | undefined,
   sealed: boolean,
   progress?: ExportProgress,
-): AsyncIterable<string> {
-  let snapshot: Snapshot;
-  if (moment === undefined) {
-    const lists = RESOURCE_NAMES.map((name) => [name, service.state.collections[name].inOrder()] as const);
-    const position = service.revision + 1;
-    snapshot = { position, at: (await service.changes.resolve({ position })).at, lists };
-  } else {
-    const { position, at } = await service.changes.resolve(moment);
-    const lists: Snapshot['lists'] = [];
-    for (const name of RESOURCE_NAMES) lists.push([name, (await service.changes.listAt(name, { position })).entries]);
-    snapshot = { position, at, lists };
-  }
-  yield* pieces(snapshot, sealed, progress);
-}
-
-/** Told how many entries were written so far, out of how many. */
-export type ExportProgress = (done: number, total: number) => void;
-
-function* pieces({ position, at, lists }: Snapshot, sealed: boolean, progress?: ExportProgress) {
-  const total = lists.reduce((sum, [, entries]) => sum + entries.length, 0);
-  let done = 0;
-  yield `{"format":${JSON.stringify(EXPORT_FORMAT)},"position":${position},"at":${JSON.stringify(at)},"resources":{`;
-  for (const [index, [name, entries]] of lists.entries()) {
-    yield `${index > 0 ? ',' : ''}${JSON.stringify(name)}:[`;
-    for (let start = 0; start < entries.length; start += PIECE) {
-      const piece = entries.slice(start, start + PIECE).map((entry) => exportedEntry(name, entry, sealed));
-      yield `${start > 0 ? ',' : ''}${piece.join(',')}`;
-      done += piece.length;
-      progress?.(done, total);
-    }
-    yield ']';
-  }
-  yield '}}\n';
-}
+): AsyncIterable<string> =>
+  exportPieces(service, moment, (resource, entry) => exportedEntry(resource, entry, sealed), progress);
 
 /** What `?at=` and `?secrets=sealed` ask of an export; sealed secrets are for admins. */
 export function parseExportQuery(ctx: Context): { moment?: Moment; sealed: boolean } {
@@ -99,7 +58,7 @@ export function parseExportQuery(ctx: Context): { moment?: Moment; sealed: boole
 export function exportConfiguration(ctx: Context, service: ConfigService): void {
   const { moment, sealed } = parseExportQuery(ctx);
   ctx.type = 'application/json';
-  ctx.body = pacedBody(exportPieces(service, moment, sealed));
+  ctx.body = pacedBody(exportDocument(service, moment, sealed));
 }
 
 /** `POST /fr/api/import` (admin): all or nothing, every problem listed; `?dry_run=true` checks only. */

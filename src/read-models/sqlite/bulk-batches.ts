@@ -1,6 +1,6 @@
 import type { VersionRow } from '../../../projections/changes.js';
 import type { EntryState, ProjectionBatch } from '../port.js';
-import { encode, encodeEntries, type ListSince, listDue, type SaveJob } from './saving.js';
+import { encode, encodeEntries, type ListSince, listDue, type SaveJob } from './save-jobs.js';
 
 /** Where a resource's list snapshots stand, and how many of its entries the file holds (for the size). */
 export interface ListCount extends ListSince {

@@ -1,11 +1,8 @@
-// Over 300 lines: the change log's SQL questions (changes, history, versions, moments, lists at a moment), one method each.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import {
   type ChangeItem,
-  type ChangeRow,
   changeItem,
-  diffOf,
   type HistoryItem,
   historyItem,
   type VersionRow,
@@ -14,111 +11,14 @@ import { COLLECTION_NAMES, RESOURCE_NAMES, type ResourceName } from '../../domai
 import type { EntryRecord } from '../../engine/table.js';
 import { Turns } from '../../engine/turns.js';
 import type { ChangeQuery, EntryThen } from '../port.js';
-import { decodeDiff, WITHOUT_VERSION } from './schema.js';
-
-export interface ChangeRecord extends Omit<ChangeRow, 'data' | 'hw_at'> {
-  data: string;
-  /** Null where it equals `at`. */
-  hw_at: string | null;
-}
-export interface VersionRecord extends Omit<VersionRow, 'diff' | 'snapshot' | 'deleted' | 'appears'> {
-  /** Null when the entry appears with this version: its diff is then every field of the snapshot. */
-  diff: string | null;
-  deleted: number;
-  snapshot: string | null;
-}
-
-export const toChange = (row: ChangeRecord): ChangeRow => ({
-  ...row,
-  hw_at: row.hw_at ?? row.at,
-  data: JSON.parse(row.data),
-});
-export function toVersion({ snapshot, deleted, diff, ...row }: VersionRecord): VersionRow {
-  const entry = snapshot ? JSON.parse(snapshot) : undefined;
-  return {
-    ...row,
-    // The same function made the diff that was not stored, from the same entry.
-    diff: diff === null ? diffOf(row.resource, undefined, entry) : decodeDiff(diff),
-    ...(deleted ? { deleted: true } : {}),
-    ...(diff === null ? { appears: true } : {}),
-    ...(entry ? { snapshot: entry } : {}),
-  };
-}
-
-type Row = VersionRecord & { at: string };
-
-/**
- * The stored diff of a version without a snapshot (only a version with one can leave it out), as
- * stored: `[field, before, after]` triples, read without making a member of each.
- */
-const storedMembers = (row: Pick<VersionRecord, 'diff'>): [string, unknown, unknown][] => JSON.parse(row.diff!);
-
-/** Folds version rows onto an entry: a snapshot replaces it, a diff sets its `after` values. */
-function applyRows(start: Record<string, unknown> | undefined, rows: Row[]): EntryRecord | undefined {
-  let entry = start;
-  let createdAt = start?.created_at as string | undefined;
-  for (const row of rows) {
-    if (row.deleted) entry = undefined;
-    else {
-      if (row.snapshot) entry = JSON.parse(row.snapshot);
-      else {
-        entry = { ...entry };
-        for (const [field, , after] of storedMembers(row)) entry[field] = after;
-        entry.created_at ??= createdAt;
-      }
-      entry!.version = row.revision + 1;
-      entry!.updated_at = row.at;
-      createdAt = entry!.created_at as string;
-    }
-  }
-  return entry as EntryRecord | undefined;
-}
+import { SqliteMoments } from './moments.js';
+import { applyRows, type ChangeRecord, type Row, toChange, toVersion, type VersionRecord } from './records.js';
+import { WITHOUT_VERSION } from './schema.js';
 
 /** How many change rows are read per query while a change-log question is answered. */
 const PAGE = 500;
-/** Rows per query of a list at a moment. */
-const LIST_PAGE = 1000;
 /** Positions per query of the entries changed between two moments. */
 const TOUCHED_RANGE = 10_000;
-
-/** One version row folded onto the list being rebuilt (see listAt). */
-function applyRow(
-  resource: string,
-  entries: Map<number, Record<string, unknown> | undefined>,
-  changedAt: Map<number, number>,
-  row: Omit<VersionRecord, 'resource'>,
-): void {
-  const id = row.entry_id;
-  if (row.deleted) {
-    entries.set(id, undefined);
-    changedAt.delete(id);
-    return;
-  }
-  const entry = row.snapshot ? (JSON.parse(row.snapshot) as Record<string, unknown>) : entries.get(id);
-  if (!entry) throw new Error(`${resource}/${id}: a version without its snapshot at ${row.position}`);
-  if (!row.snapshot) for (const [field, , after] of storedMembers(row)) entry[field] = after;
-  entry.id = id;
-  entry.version = row.revision + 1;
-  entries.set(id, entry);
-  changedAt.set(id, row.position);
-}
-
-/** The two sides `netChanges` answers with: changed fields, entries deleted, entries that appeared. */
-function netSides(
-  fields: Map<number, { before: Record<string, unknown>; after: Record<string, unknown> }>,
-  deleted: Set<number>,
-  appeared: Map<number, Record<string, unknown> | undefined>,
-): { before: Map<number, EntryRecord>; after: Map<number, EntryRecord> } {
-  const before = new Map<number, EntryRecord>();
-  const after = new Map<number, EntryRecord>();
-  for (const [id, sides] of fields) {
-    before.set(id, sides.before as EntryRecord);
-    after.set(id, sides.after as EntryRecord);
-  }
-  for (const id of deleted) before.set(id, {} as EntryRecord);
-  for (const [id, entry] of appeared) if (entry) after.set(id, entry as EntryRecord);
-  return { before, after };
-}
 
 const EVERY_COLLECTION = COLLECTION_NAMES.map((name) => `'${name}'`).join(', ');
 
@@ -142,19 +42,6 @@ function statements(db: Database.Database) {
               c.request_id, c.data
        FROM versions v INDEXED BY versions_entry JOIN changes c ON c.position = v.position
        WHERE v.resource = ? AND v.entry_id = ? ORDER BY v.revision`,
-    ),
-    listSnapshot: db.prepare<[string, number], { position: number }>(
-      'SELECT MAX(position) AS position FROM list_snapshots_done WHERE resource = ? AND position <= ?',
-    ),
-    listSnapshotDocs: db.prepare<[string, number, number, number], { id: number; doc: string }>(
-      'SELECT id, doc FROM list_snapshots WHERE resource = ? AND position = ? AND id > ? ORDER BY id LIMIT ?',
-    ),
-    listRows: db.prepare<[string, number, number, number, number], Omit<VersionRecord, 'resource'>>(
-      `SELECT entry_id, revision, position, diff, deleted, snapshot FROM versions
-       WHERE resource = ? AND (position, entry_id) > (?, ?) AND position <= ? ORDER BY position, entry_id LIMIT ?`,
-    ),
-    timesOf: db.prepare<[string], { position: number; at: string }>(
-      'SELECT position, at FROM changes WHERE position IN (SELECT value FROM json_each(?))',
     ),
     rowFrom: db.prepare<[number], { position: number; hw_at: string }>(
       'SELECT position, COALESCE(hw_at, at) AS hw_at FROM changes WHERE position >= ? ORDER BY position LIMIT 1',
@@ -183,9 +70,11 @@ function statements(db: Database.Database) {
 /** The change log's questions, answered from the `changes`, `versions` and `list_snapshots` tables (complete ones). */
 export class SqliteChanges {
   private readonly sql;
+  private readonly moments: SqliteMoments;
 
   constructor(private readonly db: Database.Database) {
     this.sql = statements(db);
+    this.moments = new SqliteMoments(db, (resource, id, position) => this.entryAt(resource, id, position));
   }
 
   history(resource: ResourceName, id: number): HistoryItem[] {
@@ -208,131 +97,19 @@ export class SqliteChanges {
     return { entry: { ...entry, id } };
   }
 
-  /**
-   * The last whole-list snapshot at or before `position`, then every version row after it, folded in
-   * place (each entry here is a fresh parse, owned by this call); `updated_at` is then the time of
-   * each changed entry's last row, read once per entry rather than joined on every row. Read a page
-   * at a time, a slice of TURN_MS at a time: a list of 100,000 servers never holds the event loop.
-   */
-  async listAt(resource: ResourceName, position: number): Promise<EntryRecord[]> {
-    const turns = new Turns();
-    const { entries, from } = await this.snapshotBefore(resource, position, turns);
-    const changedAt = new Map<number, number>();
-    await this.foldRows(resource, entries, changedAt, [from, position], turns);
-    await this.stampTimes(entries, changedAt, turns);
-    const live = [...entries.values()].filter((entry) => entry !== undefined) as EntryRecord[];
-    return live.sort((a, b) => a.id - b.id);
+  /** Every entry of a resource as it was at a position (see SqliteMoments.listAt). */
+  listAt(resource: ResourceName, position: number): Promise<EntryRecord[]> {
+    return this.moments.listAt(resource, position);
   }
 
-  /**
-   * The net change of some entries of a resource from `from` to `to`, from the version rows between
-   * the two alone: an entry there at both holds, on each side, only the fields changed between
-   * them, each as it was at that side (the first row's `before`, the last row's `after`); one that
-   * appears between them is whole at `to`; one deleted between them is an empty record at `from`.
-   * Neither the lists before `from` nor their snapshots are read (bench/history.ts, a month's
-   * differences: the fold from the last list snapshot up to `from` was half the rows read). An entry
-   * deleted and made again between the two is read whole at both, as `entryAt` gives it.
-   */
-  async netChanges(
+  /** The net change of some entries between two positions (see SqliteMoments.netChanges). */
+  netChanges(
     resource: ResourceName,
     ids: number[],
     from: number,
     to: number,
   ): Promise<{ before: Map<number, EntryRecord>; after: Map<number, EntryRecord> }> {
-    const turns = new Turns();
-    const wanted = new Set(ids);
-    const fields = new Map<number, { before: Record<string, unknown>; after: Record<string, unknown> }>();
-    const deleted = new Set<number>();
-    const appeared = new Map<number, Record<string, unknown> | undefined>();
-    const changedAt = new Map<number, number>();
-    const whole = new Set<number>();
-    // Past every row at `from` itself: those made the entries as they were at `from`.
-    for (let cursor = [from, Number.MAX_SAFE_INTEGER]; ; ) {
-      const rows = this.sql.listRows.all(resource, cursor[0], cursor[1], to, LIST_PAGE);
-      for (const row of rows) {
-        const id = row.entry_id;
-        if (!wanted.has(id) || whole.has(id)) continue;
-        const known = fields.has(id) || deleted.has(id);
-        if (appeared.has(id) || (row.diff === null && !known)) applyRow(resource, appeared, changedAt, row);
-        else if (row.diff === null || deleted.has(id)) {
-          whole.add(id); // there at `from`, deleted, then made again
-          fields.delete(id);
-          deleted.delete(id);
-        } else if (row.deleted) {
-          deleted.add(id);
-          fields.delete(id);
-        } else {
-          const sides = fields.get(id) ?? { before: {}, after: {} };
-          fields.set(id, sides);
-          for (const [field, was, is] of storedMembers(row)) {
-            if (!(field in sides.before)) sides.before[field] = was;
-            sides.after[field] = is;
-          }
-        }
-      }
-      if (rows.length < LIST_PAGE) break;
-      cursor = [rows[rows.length - 1].position, rows[rows.length - 1].entry_id];
-      await turns.pause();
-    }
-    await this.stampTimes(appeared, changedAt, turns);
-    const { before, after } = netSides(fields, deleted, appeared);
-    for (const id of whole) {
-      const [was, is] = [this.entryAt(resource, id, from), this.entryAt(resource, id, to)];
-      if (was && 'entry' in was) before.set(id, was.entry);
-      if (is && 'entry' in is) after.set(id, is.entry);
-    }
-    return { before, after };
-  }
-
-  /** The entries of the last whole-list snapshot at or before `position` (none: position 0). */
-  private async snapshotBefore(
-    resource: ResourceName,
-    position: number,
-    turns: Turns,
-  ): Promise<{ entries: Map<number, Record<string, unknown> | undefined>; from: number }> {
-    const from = this.sql.listSnapshot.get(resource, position)?.position ?? 0;
-    const entries = new Map<number, Record<string, unknown> | undefined>();
-    for (let after = 0; ; ) {
-      const docs = this.sql.listSnapshotDocs.all(resource, from, after, LIST_PAGE);
-      for (const { id, doc } of docs) entries.set(id, JSON.parse(doc));
-      if (docs.length < LIST_PAGE) break;
-      after = docs[docs.length - 1].id;
-      await turns.pause();
-    }
-    return { entries, from };
-  }
-
-  /** Folds the resource's version rows after `range[0]` up to `range[1]` into `entries`, in place. */
-  private async foldRows(
-    resource: ResourceName,
-    entries: Map<number, Record<string, unknown> | undefined>,
-    changedAt: Map<number, number>,
-    [from, to]: [number, number],
-    turns: Turns,
-  ): Promise<void> {
-    for (let cursor = [from, 0]; ; ) {
-      const rows = this.sql.listRows.all(resource, cursor[0], cursor[1], to, LIST_PAGE);
-      for (const row of rows) applyRow(resource, entries, changedAt, row);
-      if (rows.length < LIST_PAGE) break;
-      cursor = [rows[rows.length - 1].position, rows[rows.length - 1].entry_id];
-      await turns.pause();
-    }
-  }
-
-  /** Sets `updated_at` of each entry to the time of the position that last changed it. */
-  private async stampTimes(
-    entries: Map<number, Record<string, unknown> | undefined>,
-    changedAt: Map<number, number>,
-    turns: Turns,
-  ): Promise<void> {
-    const positions = [...new Set(changedAt.values())];
-    const times = new Map<number, string>();
-    for (let start = 0; start < positions.length; start += LIST_PAGE) {
-      const some = JSON.stringify(positions.slice(start, start + LIST_PAGE));
-      for (const { position, at } of this.sql.timesOf.all(some)) times.set(position, at);
-      await turns.pause();
-    }
-    for (const [id, position] of changedAt) entries.get(id)!.updated_at = times.get(position);
+    return this.moments.netChanges(resource, ids, from, to);
   }
 
   positionAt(time: string): number {

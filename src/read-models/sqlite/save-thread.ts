@@ -1,5 +1,6 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
-import type { SaveJob, SaveQueue } from './saving.js';
+import type { SaveJob } from './save-jobs.js';
+import type { SaveQueue } from './saving.js';
 
 /** Atomics.waitAsync (ES2024): the wait for a counter to move, as a promise. */
 const waitAsync = (

@@ -2,8 +2,9 @@
 // connection of its own, and counts them in the shared counters as each one commits.
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import Database from '../../sqlite/driver.js';
+import type { SaveJob } from './save-jobs.js';
 import { CLOSED, FAILING, SAVED } from './save-thread.js';
-import { type SaveJob, SaveQueue, Saver } from './saving.js';
+import { SaveQueue, Saver } from './saving.js';
 import { INDEXES } from './schema.js';
 
 const { location, counters, bulk, failures, holdMs } = workerData as {

@@ -1,44 +1,22 @@
-// Over 300 lines: the read-model store is one class: open, save, answer, and set a damaged file aside.
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { ChangeItem, HistoryItem, RequestRow } from '../../../projections/changes.js';
-import { COLLECTION_NAMES, type CollectionName, type ResourceName } from '../../domain/resources.js';
-import { emptyState } from '../../domain/state.js';
-import { Frontier, type NodeReader, nodeHash } from '../../engine/merkle.js';
+import type { ResourceName } from '../../domain/resources.js';
+import type { NodeReader } from '../../engine/merkle.js';
 import type { EntryRecord } from '../../engine/table.js';
 import Database from '../../sqlite/driver.js';
-import {
-  type ChangeQuery,
-  type EntryThen,
-  type ProjectionBatch,
-  type ReadModelStore,
-  ReadModelsRebuilding,
-  type StoredSnapshot,
-} from '../port.js';
-import { BulkBatches, type BulkStart, type ListCount } from './bulk-batches.js';
+import type { ChangeQuery, EntryThen, ProjectionBatch, ReadModelStore, StoredSnapshot } from '../port.js';
+import { BulkBatches } from './bulk-batches.js';
 import { SqliteChanges } from './changes.js';
+import { DamageWatch, identity, isDamage, isDamageInUse, moveFile, REBUILT, setAside } from './damage.js';
+import { fileLines, fileListSnapshots, readSnapshot, treeReader } from './file-reads.js';
+import { bulkStart, integrity, upgrade } from './layout.js';
+import { encode } from './save-jobs.js';
 import { SaveThread } from './save-thread.js';
-import { CONSISTENT_AT, encode, type ListSince, SaveQueue, Saver } from './saving.js';
-import { INDEXES, INDEXES_IN_LOG_ORDER, LAYOUT, RETIRED_INDEXES, storedLevel, TABLES } from './schema.js';
+import { SaveQueue, Saver } from './saving.js';
+import { INDEXES } from './schema.js';
 
-/** SQLite errors that mean the file cannot be used as read models: it is set aside and rebuilt. */
-const DAMAGED = /^SQLITE_(NOTADB|CORRUPT|CANTOPEN|IOERR)/;
-/** Those of them that show damage once the file was opened and read (an I/O error may pass). */
-const DAMAGED_IN_USE = /^SQLITE_(NOTADB|CORRUPT)/;
-
-const codeOf = (error: unknown) => (error as { code?: string }).code ?? '';
-const isDamage = (error: unknown) => DAMAGED.test(codeOf(error));
-const isDamageInUse = (error: unknown) => DAMAGED_IN_USE.test(codeOf(error));
-
-/** The file a path names, to tell whether another process has set it aside since it was opened. */
-const identity = (path: string) => {
-  try {
-    const { dev, ino } = statSync(path);
-    return `${dev}:${ino}`;
-  } catch {
-    return undefined;
-  }
-};
+export { REBUILT, REBUILT_WAITING } from './damage.js';
 
 function statements(db: BetterSqlite3.Database) {
   return {
@@ -46,40 +24,6 @@ function statements(db: BetterSqlite3.Database) {
     requestsSince: db.prepare<[string], RequestRow>('SELECT * FROM requests WHERE at >= ?'),
   };
 }
-
-/** Every table in key order, for `lines()`: name, key columns, value columns. */
-const COMPARED: [string, string[], string[]][] = [
-  ['meta', ['name'], ['value']],
-  ['counters', ['resource'], ['last_id']],
-  ['entries', ['resource', 'id'], ['doc']],
-  ['tombstones', ['resource', 'id'], ['version', 'created_at']],
-  ['changes', ['position'], ['type', 'at', 'hw_at', 'actor', 'request_id', 'resource', 'entry_id', 'data']],
-  ['versions', ['resource', 'entry_id', 'revision'], ['position', 'diff', 'deleted', 'snapshot']],
-  ['requests', ['actor', 'key'], ['fingerprint', 'at', 'position']],
-  ['log_nodes', ['level', 'idx'], ['hex(hash)']],
-];
-
-/**
- * The nodes of the verifiable log's tree as the file keeps them: a level that is not kept
- * (storedLevel) is made from the one below it, down to the leaves, which `leaf` gives (their hashes,
- * made from the log's events: the file keeps none).
- */
-export function treeReader(db: BetterSqlite3.Database, leaf: (index: number) => Buffer): NodeReader {
-  const stored = db.prepare<[number, number], Buffer>('SELECT hash FROM log_nodes WHERE level = ? AND idx = ?').pluck();
-  const node: NodeReader = (level, index) => {
-    if (level === 0) return leaf(index);
-    if (!storedLevel(level)) return nodeHash(node(level - 1, 2 * index), node(level - 1, 2 * index + 1));
-    const hash = stored.get(level, index);
-    if (!hash) throw new Error(`the read models hold no node ${level}/${index} of the log's tree`);
-    return hash;
-  };
-  return node;
-}
-
-/** Beside the read models, a finished rebuild waiting for the serving instance to take it in. */
-export const REBUILT = '.rebuilt';
-/** The reason told to `onDamage` listeners when a finished rebuild is waiting (not damage). */
-export const REBUILT_WAITING = 'a rebuild of the read models (replay --apply) is waiting to be taken in';
 
 /**
  * Read models in SQLite (`synchronous = NORMAL`: they can always be rebuilt from the log). A file
@@ -102,11 +46,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   private bulkBatches?: BulkBatches;
   /** Told of every failed save (the store tries it again): the last callback `save` was given. */
   private failed: (error: Error) => void = () => {};
-  /** The file opened (device and inode): another instance that found it damaged renames it. */
-  private opened?: string;
-  private readonly damageListeners: ((reason: string) => void)[] = [];
-  /** Damage was found and not yet repaired: questions are refused. */
-  private damaged = false;
+  /** Damage found while the file serves (damage.ts). */
+  private readonly damage: DamageWatch;
 
   constructor(
     readonly location: string,
@@ -121,12 +62,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     /** How long the worker holds a save for the next ones (see SAVE_HOLD_MS). */
     private readonly saveHoldMs?: number,
   ) {
+    this.damage = new DamageWatch(location);
     this.recovering(() => this.open());
   }
 
   private open(): void {
-    if (this.inUse && existsSync(this.location + REBUILT))
-      SqliteReadModelStore.move(this.location + REBUILT, this.location);
+    if (this.inUse && existsSync(this.location + REBUILT)) moveFile(this.location + REBUILT, this.location);
     this.db = new Database(this.location);
     this.db.pragma('busy_timeout = 5000');
     // A rebuild's file has its journal too: killed at any moment, it holds its last consistent point
@@ -137,38 +78,19 @@ export class SqliteReadModelStore implements ReadModelStore {
     // A file in use reads its pages through a 64 MiB cache (bench/history.ts: one server's history,
     // a month's differences, on 10,000,000 events); the default 2 MiB read most of them again.
     this.db.pragma(this.bulk ? 'cache_size = -262144' : 'cache_size = -65536');
-    this.db.transaction(() => this.upgrade()).immediate();
+    this.db.transaction(() => upgrade(this.db, this.bulk)).immediate();
     this.sql = statements(this.db);
-    this.opened = this.inUse ? identity(this.location) : undefined;
+    this.damage.opened = this.inUse ? identity(this.location) : undefined;
     const failed = (error: Error) => {
-      if (isDamageInUse(error)) this.noticeDamage(error.message);
+      if (isDamageInUse(error)) this.damage.notice(error.message);
       this.failed(error);
     };
     const here = () => new SaveQueue(new Saver(this.db, this.inUse ? this.location : undefined, this.bulk), failed);
     this.saving =
       this.location === ':memory:' ? here() : new SaveThread(this.location, failed, here, this.bulk, this.saveHoldMs);
     const saving = this.saving;
-    this.bulkBatches = this.bulk ? new BulkBatches((job) => saving.save(job), this.bulkStart()) : undefined;
+    this.bulkBatches = this.bulk ? new BulkBatches((job) => saving.save(job), bulkStart(this.db)) : undefined;
     this.changeQueries = undefined;
-  }
-
-  /**
-   * Where a rebuild's file stands: empty, or at the last consistent point of a rebuild that stopped
-   * before its end, with the counts that make its list snapshots due.
-   */
-  private bulkStart(): BulkStart {
-    const present = new Map(
-      this.db.prepare<[], [string, number]>('SELECT resource, count(*) FROM entries GROUP BY resource').raw().all(),
-    );
-    const lists = new Map<string, ListCount>();
-    const counts = this.db.prepare<[], { name: string; value: string }>(
-      "SELECT name, value FROM meta WHERE name LIKE 'list:%'",
-    );
-    for (const { name, value } of counts.all()) {
-      const resource = name.slice('list:'.length);
-      lists.set(resource, { ...(JSON.parse(value) as ListSince), present: present.get(resource) ?? 0 });
-    }
-    return { revision: Number(this.meta('checkpoint') ?? -1), lists };
   }
 
   /** A file that serves while it is written: list snapshots copied a chunk at a time (ListCopies). */
@@ -186,35 +108,6 @@ export class SqliteReadModelStore implements ReadModelStore {
     return this.changeQueries;
   }
 
-  /**
-   * Drops read models of an older layout (the projector refills them from the log) and creates the
-   * tables; in one write transaction, so that instances opening one file together agree.
-   */
-  private upgrade(): void {
-    if (this.db.pragma('user_version', { simple: true }) !== LAYOUT || !this.resumable()) {
-      const tables = this.db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'");
-      for (const { name } of tables.all()) this.db.exec(`DROP TABLE "${name}"`);
-      this.db.pragma(`user_version = ${LAYOUT}`);
-    }
-    this.db.exec(TABLES);
-    this.db.exec(RETIRED_INDEXES);
-    this.db.exec(this.bulk ? INDEXES_IN_LOG_ORDER : INDEXES);
-  }
-
-  /**
-   * A rebuild's file goes on only from a consistent point: its checkpoint is its last one (see
-   * CONSISTENT_AT). One whose last commit was elsewhere (written by a build that kept no consistent
-   * points) is dropped, and the rebuild starts over.
-   */
-  private resumable(): boolean {
-    if (!this.bulk) return true;
-    const kept = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
-    if (!kept) return true;
-    const meta = this.db.prepare<[string], string>('SELECT value FROM meta WHERE name = ?').pluck();
-    const checkpoint = meta.get('checkpoint');
-    return checkpoint === undefined || checkpoint === meta.get(CONSISTENT_AT);
-  }
-
   /** Runs `work`; if the file turns out to be damaged, sets it aside, opens an empty one and runs it again. */
   private recovering<T>(work: () => T): T {
     try {
@@ -222,7 +115,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     } catch (error) {
       if (!isDamage(error) || this.location === ':memory:') throw error;
       this.shut();
-      this.onSetAside(this.setAside(), (error as Error).message);
+      this.onSetAside(setAside(this.location), (error as Error).message);
       this.open();
       return work();
     }
@@ -234,56 +127,28 @@ export class SqliteReadModelStore implements ReadModelStore {
     if (this.db?.open) this.db.close();
   }
 
-  /** Renames the file and its WAL files `<file>.corrupt-<time>`; returns that name. */
-  private setAside(): string {
-    const setAsideAs = `${this.location}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    for (const suffix of ['', '-wal', '-shm']) {
-      if (existsSync(this.location + suffix)) renameSync(this.location + suffix, setAsideAs + suffix);
-    }
-    return setAsideAs;
-  }
-
   onDamage(listener: (reason: string) => void): void {
-    this.damageListeners.push(listener);
-  }
-
-  private noticeDamage(reason: string): void {
-    if (this.damaged) return;
-    this.damaged = true;
-    for (const listener of this.damageListeners) listener(reason);
-  }
-
-  /** The error a question ends with: damage becomes ReadModelsRebuilding (and is told), others pass. */
-  private translate(error: unknown): unknown {
-    if (!isDamageInUse(error)) return error;
-    this.noticeDamage((error as Error).message);
-    return new ReadModelsRebuilding();
+    this.damage.listen(listener);
   }
 
   reset(): string | undefined {
-    this.damaged = true;
+    this.damage.damaged = true;
     this.shut();
     // Another instance over this file may have set it aside already: the file now in its place is
     // new, and the rebuilds of both fill it (a save never writes what the file already holds).
-    const replaced = existsSync(this.location + REBUILT) || identity(this.location) !== this.opened;
-    const setAsideAs = replaced ? undefined : this.setAside();
+    const replaced = existsSync(this.location + REBUILT) || this.damage.replaced;
+    const setAsideAs = replaced ? undefined : setAside(this.location);
     this.open();
     return setAsideAs;
   }
 
   rebuilt(): void {
-    this.damaged = false;
+    this.damage.damaged = false;
   }
 
   integrity(): string[] {
     this.settle();
-    try {
-      const found = this.db.pragma('integrity_check', { simple: false }) as { integrity_check: string }[];
-      const problems = found.map((row) => row.integrity_check);
-      return problems.length === 1 && problems[0] === 'ok' ? [] : problems;
-    } catch (error) {
-      return [(error as Error).message];
-    }
+    return integrity(this.db);
   }
 
   private meta(name: string): string | undefined {
@@ -292,34 +157,7 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   load(): StoredSnapshot {
     this.settle();
-    return this.recovering(() => this.read());
-  }
-
-  private read(): StoredSnapshot {
-    const state = emptyState();
-    const rows = this.db.prepare<[], { resource: CollectionName; doc: string }>('SELECT resource, doc FROM entries');
-    for (const row of rows.iterate()) {
-      const entry = JSON.parse(row.doc) as EntryRecord;
-      state.collections[row.resource].put(entry.id, entry);
-    }
-    const buried = this.db.prepare<[], { resource: CollectionName; id: number; version: number; created_at: string }>(
-      'SELECT resource, id, version, created_at FROM tombstones',
-    );
-    for (const row of buried.iterate()) state.collections[row.resource].bury(row.id, row);
-    const counters = this.db.prepare<[], { resource: CollectionName; last_id: number }>('SELECT * FROM counters').all();
-    for (const row of counters) {
-      if (COLLECTION_NAMES.includes(row.resource)) state.collections[row.resource].raiseLastId(row.last_id);
-    }
-    const secretKey = this.meta('secret_key');
-    if (secretKey) state.secretKey = JSON.parse(secretKey);
-    const logKey = this.meta('log_key');
-    if (logKey) state.logKey = JSON.parse(logKey);
-    state.revision = Number(this.meta('checkpoint') ?? -1);
-    const edge = this.meta('log_edge');
-    const frontier = edge === undefined ? new Frontier() : Frontier.fromEdge(edge);
-    if (frontier.size !== state.revision + 1)
-      throw new Error(`the tree's edge is at ${frontier.size} events, the read models at ${state.revision + 1}`);
-    return { state, digest: this.meta('checkpoint_digest'), highWaterAt: this.meta('high_water_at'), frontier };
+    return this.recovering(() => readSnapshot(this.db, (name) => this.meta(name)));
   }
 
   /**
@@ -344,7 +182,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     try {
       yield* this.sql.requestsSince.iterate(at);
     } catch (error) {
-      throw this.translate(error);
+      throw this.damage.translate(error);
     }
   }
 
@@ -359,11 +197,7 @@ export class SqliteReadModelStore implements ReadModelStore {
    * refused while damage waits for its repair, or when another instance has set the file aside.
    */
   private async ready(): Promise<SqliteChanges> {
-    if (!this.damaged && this.opened !== undefined && identity(this.location) !== this.opened) {
-      this.noticeDamage(`${this.location} was set aside by another instance`);
-    }
-    if (!this.damaged && this.inUse && existsSync(this.location + REBUILT)) this.noticeDamage(REBUILT_WAITING);
-    if (this.damaged) throw new ReadModelsRebuilding();
+    this.damage.check(this.inUse);
     await this.caughtUp();
     return this.questions;
   }
@@ -373,7 +207,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     try {
       return await question(await this.ready());
     } catch (error) {
-      throw this.translate(error);
+      throw this.damage.translate(error);
     }
   }
 
@@ -385,7 +219,7 @@ export class SqliteReadModelStore implements ReadModelStore {
     try {
       yield* (await this.ready()).changes(query);
     } catch (error) {
-      throw this.translate(error);
+      throw this.damage.translate(error);
     }
   }
 
@@ -431,37 +265,14 @@ export class SqliteReadModelStore implements ReadModelStore {
    * depends on how the events were batched. `listSnapshots` gives them for a check by content. So is
    * a rebuild's last consistent point (CONSISTENT_AT).
    */
-  *lines(): Iterable<{ table: string; key: string; value: string }> {
+  lines(): Iterable<{ table: string; key: string; value: string }> {
     this.settle();
-    for (const [table, keys, values] of COMPARED) {
-      const columns = [...keys, ...values].join(', ');
-      const query = this.db.prepare(`SELECT ${columns} FROM ${table} ORDER BY ${keys.join(', ')}`);
-      for (const row of query.iterate() as Iterable<Record<string, unknown>>) {
-        const key = keys.map((k) => row[k]).join('/');
-        if (table === 'meta' && (key.startsWith('list:') || key === CONSISTENT_AT)) continue;
-        yield { table, key, value: JSON.stringify(values.map((v) => row[v])) };
-      }
-    }
+    return fileLines(this.db);
   }
 
-  *listSnapshots(): Iterable<{ resource: ResourceName; position: number; entries: EntryRecord[] }> {
+  listSnapshots(): Iterable<{ resource: ResourceName; position: number; entries: EntryRecord[] }> {
     this.settle();
-    const taken = this.db.prepare<[], { resource: ResourceName; position: number }>(
-      'SELECT resource, position FROM list_snapshots_done ORDER BY resource, position',
-    );
-    const docs = this.db.prepare<[string, number], string>(
-      'SELECT doc FROM list_snapshots WHERE resource = ? AND position = ? ORDER BY id',
-    );
-    for (const { resource, position } of taken.all()) {
-      yield {
-        resource,
-        position,
-        entries: docs
-          .pluck()
-          .all(resource, position)
-          .map((doc) => JSON.parse(doc)),
-      };
-    }
+    return fileListSnapshots(this.db);
   }
 
   close(): void {
@@ -470,21 +281,5 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.saving.close();
     if (this.bulk) this.db.exec(INDEXES);
     this.db.close();
-  }
-
-  /** Whether an error says a read-model file is damaged (see DAMAGED). */
-  static isDamage(error: unknown): boolean {
-    return isDamage(error);
-  }
-
-  /** Deletes a closed read-model file with its WAL files. */
-  static remove(file: string): void {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
-  }
-
-  /** Puts the closed read models of `from` in place of those of `to`, which must be closed too. */
-  static move(from: string, to: string): void {
-    SqliteReadModelStore.remove(to);
-    for (const suffix of ['', '-wal', '-shm']) if (existsSync(from + suffix)) renameSync(from + suffix, to + suffix);
   }
 }
