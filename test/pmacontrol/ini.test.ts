@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BASE, send } from '../support/harness.js';
 import { phpAvailable, pmacontrolDecrypt, writeCryptConfig } from '../support/php.js';
-import { ROOT, runCli, type ServiceProcess, spawnService, tempDir } from '../support/process.js';
+import { CLI_ARGS, ROOT, runCli, type ServiceProcess, spawnService, tempDir } from '../support/process.js';
 
 /**
  * The fixture is the file PmaControl's generateMySQLConfig() writes for the rows below (its header,
@@ -52,7 +52,7 @@ function watching(
   args: string[],
   env: Record<string, string>,
 ): { child: ChildProcess; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli.ts'), ...args], {
+  const child = spawn(process.execPath, [...CLI_ARGS, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: 'ignore',
