@@ -1,8 +1,9 @@
 import type { ChangeItem, HistoryItem } from '../../projections/changes.js';
 import { diffedFields, redactDiff } from '../domain/redact.js';
-import { RESOURCE_NAMES, type ResourceName } from '../domain/resources.js';
+import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../domain/resources.js';
 import { type DiffMember, fieldDiff } from '../domain/shared/diff.js';
 import { Deleted, NotFound } from '../domain/shared/errors.js';
+import type { Sealed } from '../domain/shared/fields.js';
 import type { ConfigState } from '../domain/state.js';
 import type { EntryRecord } from '../engine/table.js';
 import { Turns } from '../engine/turns.js';
@@ -50,6 +51,8 @@ export class Changes {
     /** Hands the read models what the projector folded and has not saved yet. */
     private readonly flush: () => void,
     private readonly current: () => ConfigState,
+    /** The secret a sealed value holds (undefined: it does not open): secrets compare by what they hold. */
+    private readonly open: (sealed: Sealed) => string | undefined = () => undefined,
   ) {}
 
   private get head(): number {
@@ -136,8 +139,8 @@ export class Changes {
       if (!was && is) result.created.push(is);
       else if (was && !is) result.deleted.push(id);
       else if (was && is) {
-        const diff = redactDiff(resource, fieldDiff(diffedFields(resource), was, is));
-        if (diff.length > 0) result.updated.push({ id, diff });
+        const diff = this.changedSecretsOnly(resource, fieldDiff(diffedFields(resource), was, is));
+        if (diff.length > 0) result.updated.push({ id, diff: redactDiff(resource, diff) });
       }
       await turns.pause();
     }
@@ -178,5 +181,18 @@ export class Changes {
       if (then && 'entry' in then) found.set(id, then.entry);
     }
     return found;
+  }
+
+  /**
+   * A diff without the secrets that hold the same value on both sides, sealed twice (a key rotation
+   * seals every secret again; an older revert sealed the same password again): not a change.
+   */
+  private changedSecretsOnly(resource: ResourceName, diff: DiffMember[]): DiffMember[] {
+    const secrets = resourceOf(resource).secretFields;
+    return diff.filter(({ field, before, after }) => {
+      if (!secrets.includes(field) || typeof before !== 'string' || typeof after !== 'string') return true;
+      const was = this.open(before as Sealed);
+      return was === undefined || was !== this.open(after as Sealed);
+    });
   }
 }

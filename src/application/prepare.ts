@@ -37,10 +37,12 @@ export interface PrepareDeps {
 type Values = Record<string, unknown>;
 
 /**
- * The secrets of an old version, sealed again under the current key: a version from before a key
- * rotation holds values sealed under a retired key, which the entry must not carry again.
+ * The secrets of an old version as the entry is to carry them: the entry's own sealed value where it
+ * opens to the same secret (a revert that leaves a password as it is changes nothing: no diff member,
+ * no history line), else sealed again under the current key (a version from before a key rotation
+ * holds values sealed under a retired key, which the entry must not carry again).
  */
-function resealed(fields: readonly string[], values: Values, deps: PrepareDeps): Values {
+function resealed(fields: readonly string[], values: Values, current: Values | undefined, deps: PrepareDeps): Values {
   const copy = { ...values };
   for (const field of fields) {
     const sealed = copy[field];
@@ -52,7 +54,9 @@ function resealed(fields: readonly string[], values: Values, deps: PrepareDeps):
           '(CONFIG_RETIRED_SECRET_KEYS or DATA_DIR/secret.key.retired)',
       );
     }
-    copy[field] = deps.secrets.seal(plain);
+    const kept = current?.[field];
+    const same = typeof kept === 'string' && kept !== '' && deps.secrets.tryOpen(kept as Sealed) === plain;
+    copy[field] = same ? kept : deps.secrets.seal(plain);
   }
   return copy;
 }
@@ -70,7 +74,8 @@ export function prepare(request: WriteRequest, state: ConfigState, deps: Prepare
   if (request.kind === 'delete') return request;
   if (request.kind === 'revert') {
     const { values, ...rest } = request;
-    return { ...rest, ...(values ? { values: resealed(resource.secretFields, values, deps) } : {}) } as EntryCommand;
+    const sealed = values ? { values: resealed(resource.secretFields, values, current, deps) } : {};
+    return { ...rest, ...sealed } as EntryCommand;
   }
   // The decider answers 404 for an entry that is not there.
   if (request.kind !== 'create' && !current) return { ...request, fields: {} } as EntryCommand;

@@ -84,6 +84,7 @@ export class ConfigService {
       deps.readModels,
       () => this.projector.flush(),
       () => this.projector.state,
+      (sealed) => this.secrets?.tryOpen(sealed),
     );
     this.feed = new ChangesFeed(this.changes, deps.feed);
     this.projector.listen(this.feed.publish);

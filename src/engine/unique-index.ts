@@ -3,8 +3,13 @@ import { ShardedMap } from './sharded.js';
 /** A value that must not appear twice in a table: one field, or several together. */
 export interface KeySpec {
   fields: readonly string[];
-  /** Fields compared case-insensitively. */
+  /** Fields compared case-insensitively: as `fold` makes them when they hold more than ASCII. */
   caseInsensitive?: readonly string[];
+  /**
+   * The key of a text past ASCII in a case-insensitive field (the rules say how names compare: case,
+   * accents); ASCII text is folded in place, A-Z as a-z. Without it, toUpperCase.
+   */
+  fold?: (text: string) => string;
   /** Only these entries take part; all of them when absent. */
   among?: (entry: Record<string, unknown>) => boolean;
 }
@@ -22,7 +27,7 @@ function mixText(hash: number, text: string, fold: boolean): number {
   return h;
 }
 
-/** True when `text` has a character past ASCII (whose lower case only toLowerCase knows). */
+/** True when `text` has a character past ASCII (whose case only the key's fold knows). */
 function beyondAscii(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return true;
   return false;
@@ -31,8 +36,8 @@ function beyondAscii(text: string): boolean {
 /**
  * A 30-bit hash of one entry's value of a unique key: a small integer, which V8 keeps in the hash
  * table itself, where a text key would have to be built, followed and compared (bench/http.ts create).
- * Equal values as `sameKey` sees them hash alike: a string by its characters (lower-cased where
- * the key ignores case: ASCII folded in place, other text through toLowerCase), anything else as
+ * Equal values as `sameKey` sees them hash alike: a string by its characters (case-folded where
+ * the key ignores case: ASCII folded in place, other text through the key's fold), anything else as
  * JSON, each behind a different tag so that "1" and 1 differ. Different values may share a hash:
  * the index compares the entries themselves.
  */
@@ -42,7 +47,7 @@ export function keyHash(key: KeySpec, entry: Record<string, unknown>): number {
     const value = entry[field];
     if (typeof value === 'string') {
       const fold = key.caseInsensitive?.includes(field) ?? false;
-      h = mixText(Math.imul(h ^ 1, FNV_PRIME), fold && beyondAscii(value) ? value.toLowerCase() : value, fold);
+      h = mixText(Math.imul(h ^ 1, FNV_PRIME), fold && beyondAscii(value) ? folded(key, value) : value, fold);
     } else if (typeof value === 'number' && (value | 0) === value)
       h = Math.imul(Math.imul(h ^ 2, FNV_PRIME) ^ value, FNV_PRIME);
     else h = mixText(Math.imul(h ^ 3, FNV_PRIME), JSON.stringify(value) ?? '', false);
@@ -51,13 +56,19 @@ export function keyHash(key: KeySpec, entry: Record<string, unknown>): number {
   return h & 0x3fffffff;
 }
 
+/** A text past ASCII as a case-insensitive key compares it (upper-case: mixText then folds its A-Z). */
+const folded = (key: KeySpec, text: string) => (key.fold ? key.fold(text) : text.toUpperCase());
+
+/** A case-insensitive field's text as it compares: ASCII upper-cased, any other folded by the key. */
+const comparable = (key: KeySpec, text: string) => (beyondAscii(text) ? folded(key, text) : text.toUpperCase());
+
 /** Whether two entries have the same value of a unique key (what `keyHash` hashes alike). */
 function sameKey(key: KeySpec, a: Record<string, unknown>, b: Record<string, unknown>): boolean {
   for (const field of key.fields) {
     const [x, y] = [a[field], b[field]];
     if (x === y) continue;
     if (typeof x === 'string' && typeof y === 'string') {
-      if (!key.caseInsensitive?.includes(field) || x.toLowerCase() !== y.toLowerCase()) return false;
+      if (!key.caseInsensitive?.includes(field) || comparable(key, x) !== comparable(key, y)) return false;
     } else if (typeof x === 'string' || typeof y === 'string' || JSON.stringify(x) !== JSON.stringify(y)) return false;
   }
   return true;

@@ -4,11 +4,23 @@ import { pacedBody } from './paced.js';
 
 export const CSV_HEADER = 'position,at,actor,request_id,type,resource,id,field,before,after';
 
-/** RFC 4180: a field with a comma, a quote or a line break is quoted, its quotes doubled. */
-const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);
+/**
+ * A text that a spreadsheet would run as a formula (OWASP's CSV injection: a start of `=`, `+`, `-`,
+ * `@`, a tab or a carriage return) gets a leading `'`, which spreadsheets show as text.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
 
-/** A value as CSV shows it: a string as it is, null as nothing, anything else as JSON. */
-const csvValue = (value: unknown) => (value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value));
+/**
+ * One CSV field (RFC 4180: quoted, its quotes doubled, when it holds a comma, a quote or a line
+ * break): null (no value) as an empty field, unquoted; an empty text as `""`, quoted, so that the two
+ * are told apart; a text that could start a formula neutralised; numbers, booleans and lists as JSON.
+ */
+function csvField(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (value === '') return '""';
+  const text = typeof value === 'string' ? (FORMULA_START.test(value) ? `'${value}` : value) : JSON.stringify(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
 
 /**
  * One row per diff member, the entries changed in passing included (with their own resource and id);
@@ -20,13 +32,11 @@ export function csvRows(item: ChangeItem): string {
   const rows: unknown[][] = [];
   for (const entry of entries) {
     for (const member of entry.diff) {
-      rows.push([...head, entry.resource, entry.id, member.field, csvValue(member.before), csvValue(member.after)]);
+      rows.push([...head, entry.resource, entry.id, member.field, member.before, member.after]);
     }
   }
-  if (rows.length === 0) rows.push([...head, item.resource, item.id, '', '', '']);
-  return rows
-    .map((row) => `${row.map((value) => csvField(value === null ? '' : String(value))).join(',')}\r\n`)
-    .join('');
+  if (rows.length === 0) rows.push([...head, item.resource, item.id, null, null, null]);
+  return rows.map((row) => `${row.map(csvField).join(',')}\r\n`).join('');
 }
 
 /** A text body made as the client reads it, from items read lazily, in pieces of about 64 KiB. */

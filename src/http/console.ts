@@ -47,13 +47,16 @@ function file(name: string): Buffer {
 /** Answers every path under /fr/console; anything else goes on. */
 export async function consoleRoutes(ctx: Context, next: Next): Promise<void> {
   if (ctx.path !== CONSOLE_PATH && !ctx.path.startsWith(`${CONSOLE_PATH}/`)) return next();
+  const asset = /^\/fr\/console\/assets\/([^/]+)$/.exec(ctx.path)?.[1];
+  // The route template metrics and logs name it by: the console's pages are one route, its files another.
+  (ctx as Context & { _matchedRoute?: string })._matchedRoute =
+    asset === undefined ? `${CONSOLE_PATH}/*` : `${CONSOLE_PATH}/assets/{file}`;
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw methodNotAllowed(ctx.method, ['GET', 'HEAD']);
   ctx.set('Content-Security-Policy', CSP);
   if (ctx.path === CONSOLE_PATH) {
     ctx.redirect(`${CONSOLE_PATH}/`);
     return;
   }
-  const asset = /^\/fr\/console\/assets\/([^/]+)$/.exec(ctx.path)?.[1];
   if (asset !== undefined) {
     const type = TYPES[asset];
     if (!type) throw new RequestError(404, 'not_found', `no file ${asset.slice(0, 60)} here`);

@@ -122,7 +122,7 @@ export class VerifiableLog {
   /** The audit path of the event at `position` in the tree of the first `size` events. */
   async inclusion(position: number, size = this.size): Promise<InclusionProof> {
     this.within(size, this.size, 'size');
-    this.within(position, size, 'position');
+    this.within(position, size, 'position', 'size');
     return this.tree((node) => ({
       position,
       size,
@@ -134,7 +134,7 @@ export class VerifiableLog {
   /** The proof that the tree of the first `from` events is a prefix of the tree of the first `to`. */
   async consistency(from: number, to: number): Promise<ConsistencyProof> {
     this.within(to, this.size, 'to');
-    this.within(from, to, 'from');
+    this.within(from, to, 'from', 'to');
     return this.tree((node) => ({
       from,
       to,
@@ -154,8 +154,13 @@ export class VerifiableLog {
     return withLeaves(eventStore, this.size, (leaf) => readModels.withTree(use, leaf));
   }
 
-  private within(value: number, upTo: number, name: string): void {
-    if (value < 1 || value > upTo)
-      throw new OutsideTheLog(`${name} ${value} is outside the log: from 1 to ${upTo} as it is now`);
+  /** `value` is from 1 to `upTo`: the log's size now, or (`bound`) another value of the request. */
+  private within(value: number, upTo: number, name: string, bound?: string): void {
+    if (value >= 1 && value <= upTo) return;
+    throw new OutsideTheLog(
+      bound === undefined
+        ? `${name} ${value} is outside the log: from 1 to ${upTo} as it is now`
+        : `${name} ${value} must be from 1 to ${bound} (${upTo}); the log holds ${this.size} events`,
+    );
   }
 }

@@ -125,11 +125,11 @@ export function revokeToken(): OperationObject {
     operationId: 'revokeToken',
     summary: 'Revoke a token',
     description:
-      'Admin only. The token answers 401 from then on, on this instance at once and on every other as soon as it has followed the log. Revoking a revoked token changes nothing.',
+      'Admin only. The token answers 401 from then on, on this instance at once and on every other as soon as it has followed the log. Revoking a revoked token changes nothing. An Idempotency-Key used before with another request is a 422 (idempotency_key_reused).',
     parameters: [ref('parameters', 'Id'), ref('parameters', 'IdempotencyKey')],
     responses: {
       200: { description: 'revoked', headers: requestIdHeader, content: json(schema, { id: 3, revoked: true }) },
-      ...problems('BadRequest', 'NotFound', 'Unavailable'),
+      ...problems('BadRequest', 'NotFound', 'ValidationFailed', 'Unavailable'),
     },
   };
 }

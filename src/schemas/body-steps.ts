@@ -1,5 +1,6 @@
 import type { Input } from '../domain/commands.js';
 import type { ResourceName } from '../domain/resources.js';
+import { unreadable } from '../domain/shared/collation.js';
 import type { Resource } from '../domain/shared/declaration.js';
 import { type FieldError, MAX_LISTED_ERRORS } from '../domain/shared/errors.js';
 import { ignoredInputs, type WriteMode } from './write.js';
@@ -166,14 +167,42 @@ export function setAsideReadOnly(
 }
 
 /** Strings trimmed (except where declared otherwise), and 0 / 1 accepted for booleans. */
-export function normalise(resource: Resource, input: Body): void {
+export function normalise(resource: Resource, input: Body, errors: FieldError[]): void {
   const { fields } = resource.declaration;
   for (const [name, value] of Object.entries(input)) {
     const spec = Object.hasOwn(fields, name) ? fields[name] : undefined;
     if (!spec) continue;
-    if (typeof value === 'string' && spec.trim) input[name] = value.trim();
+    if (typeof value === 'string' && spec.trim) input[name] = readable(resource, name, value.trim(), errors);
     if (spec.schema.type === 'boolean') input[name] = asBoolean(value);
   }
+}
+
+/** Whether a text holds a character past ASCII. */
+function beyondAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 127) return true;
+  return false;
+}
+
+/**
+ * A text people read, in NFC (canonically equivalent forms are one text), refused on its field when
+ * it holds what people cannot read as written (see `unreadable`). ASCII text is neither.
+ */
+function readable(resource: Resource, field: string, text: string, errors: FieldError[]): string {
+  if (!beyondAscii(text)) return text;
+  const problem = unreadable(text, uniqueNames(resource).has(field));
+  if (problem) errors.push(fail(field, problem.code, problem.message));
+  return text.normalize('NFC');
+}
+
+const names = new WeakMap<Resource, Set<string>>();
+/** The fields of a resource whose values are names that must be unique, compared as MariaDB compares them. */
+function uniqueNames(resource: Resource): Set<string> {
+  let found = names.get(resource);
+  if (!found) {
+    found = new Set((resource.declaration.unique ?? []).flatMap((key) => key.caseInsensitive ?? []));
+    names.set(resource, found);
+  }
+  return found;
 }
 
 /**

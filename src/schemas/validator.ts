@@ -140,7 +140,7 @@ export class WriteValidator {
     const parsed: ParsedWrite<R> = { input: input as Partial<Input<R>> };
     setAsideReadOnly(resource, mode, input, parsed, errors, pathId);
     if (parsed.crypted) openCiphertexts(resource, input, errors, this.openPmaControl);
-    normalise(resource, input);
+    normalise(resource, input, errors);
     setAsideLongArrays(resource, input, errors);
     const validate = this.validator(name, mode);
     if (!validate(input)) for (const error of toFieldErrors(validate.errors ?? [])) errors.push(error);

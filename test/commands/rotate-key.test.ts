@@ -51,6 +51,9 @@ async function afterRestart(env: Record<string, string>, server: number, private
     const changes = await call(restarted, 'GET', '/fr/api/changes?type=SecretsResealed');
     assert.is(changes.body.items.length, 2, "the server's and the key's; the token's re-seal is for admins");
     assert.is(JSON.stringify(changes.body).includes('v1:'), false, 'sealed values are redacted in the change log');
+    const from = Math.min(...changes.body.items.map((item: { position: number }) => item.position)) - 1;
+    const across = (await call(restarted, 'GET', `/fr/api/diff?from=${from}`)).body.resources;
+    assert.equal([across.servers.updated, across['ssh-keys'].updated], [[], []], 'sealed again, the same secrets');
     const revert = await call(restarted, 'POST', `${BASE}/servers/${server}/revert`, { version: 1 }, token);
     assert.is(revert.status, 200, JSON.stringify(revert.body));
     assert.equal((await secret(`servers/${server}`)).body, { passwd: 'pw-1' }, 'a version sealed before: retired key');

@@ -220,6 +220,12 @@ test('the inventory at a past moment, and the differences between two moments', 
   const changes = await send(world.service.url, 'GET', '/fr/api/changes?limit=1000', { headers: authed(world.admin) });
   const created = changes.body.items.find((c: { type: string }) => c.type === 'ServerCreated');
   const at = new Date(Date.parse(created.at) + 1).toISOString();
+  // Reverted to version 1 above, the server is as it was then (its password the same): changed here.
+  const moved = await send(world.service.url, 'PATCH', `${BASE}/servers/1`, {
+    body: { port: 3307 },
+    headers: authed(world.admin),
+  });
+  assert.is(moved.status, 200);
   await p.goto(`${world.service.url}/fr/console/at?at=${encodeURIComponent(at)}&from=${encodeURIComponent(at)}`);
   await p.getByRole('heading', { name: 'servers (1)' }).waitFor();
   await p.getByText('db-paris-01').first().waitFor();

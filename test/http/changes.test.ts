@@ -186,6 +186,22 @@ it('CSV: a header row and one row per diff member, RFC 4180 quoting', async ({ h
   assert.ok(rows.some((row) => row.endsWith(',passwd,,[redacted]')));
 });
 
+it('CSV an auditor can open: formula starts neutralised, null empty, an empty text quoted', async ({ h }) => {
+  const made = await h.request('POST', `${BASE}/clients`, {
+    body: { libelle: '=HYPERLINK("http://evil")', logo: '' },
+    headers: { 'X-Request-ID': '=1+2' },
+  });
+  const reply = await h.request('GET', `${CHANGES}?resource=clients&id=${made.body.id}`, {
+    headers: { Accept: 'text/csv' },
+  });
+  const rows = reply.text.split('\r\n').filter(Boolean);
+  const libelle = rows.find((row) => row.includes(',libelle,'))!;
+  assert.match(libelle, /,'=1\+2,ClientCreated,/, 'the request id cannot run');
+  assert.ok(libelle.endsWith(`,libelle,,"'=HYPERLINK(""http://evil"")"`), libelle);
+  const logo = rows.find((row) => row.includes(',logo,'))!;
+  assert.ok(logo.endsWith(',logo,,""'), `before null, after "": ${logo}`);
+});
+
 /** Every change of the log, page after page. */
 async function allChanges(h: Harness): Promise<{ position: number; at: string }[]> {
   const rows: { position: number; at: string }[] = [];

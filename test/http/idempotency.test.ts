@@ -207,4 +207,19 @@ it('issuing a token with a key: the repeat says it was issued, without the token
   assert.not.ok(changes.text.includes(token));
 });
 
+it('revoking a token with a key used before for another request: a 422, as the OpenAPI document says', async ({
+  h,
+}) => {
+  const { token: admin, entry } = await h.service.write.issueToken(
+    { name: 'root', role: 'admin', secrets: false, expiresAt: null },
+    { actor: 'setup', requestId: 's' },
+  );
+  const headers = keyed('revoke-once', { Authorization: `Bearer ${admin}` });
+  const other = await h.request('POST', '/fr/api/tokens', { body: { name: 'ci', role: 'reader' }, headers });
+  assert.is(other.status, 201);
+  // The harness checks every answer against the document: an undocumented 422 would fail here.
+  const reused = await h.request('DELETE', `/fr/api/tokens/${entry.id}`, { headers });
+  assert.equal([reused.status, reused.body.code], [422, 'idempotency_key_reused']);
+});
+
 it.run();

@@ -50,6 +50,30 @@ class StuckStore extends InMemoryEventStore {
   }
 }
 
+/** The requests of the test above, counted by route template (never a raw path), and the service's own gauges. */
+function routesNamed(text: string, position: number): void {
+  assert.match(text, /pmacontrol_http_requests_total\{route="\/fr\/api\/config\/tags",method="POST",status="201"\} 1/);
+  assert.match(
+    text,
+    /pmacontrol_http_requests_total\{route="\/fr\/api\/config\/tags\/:id",method="GET",status="200"\} 1/,
+  );
+  assert.match(text, /pmacontrol_http_requests_total\{route="unmatched",method="GET",status="404"\} 1/);
+  assert.match(text, /pmacontrol_http_requests_total\{route="\/fr\/console\/\*",method="GET",status="200"\} 1/);
+  assert.match(text, /route="\/fr\/console\/assets\/\{file\}",method="GET",status="200"\} 1/);
+  // An unknown resource keeps the template: a label never takes a value the client chose.
+  assert.match(
+    text,
+    /pmacontrol_http_requests_total\{route="\/fr\/api\/config\/:resource",method="GET",status="404"\} 1/,
+  );
+  assert.not.match(text, /no-such-resource/);
+  assert.not.match(text, /route="\/fr\/api\/config\/tags\/\d/, 'a raw path is never a label');
+  assert.match(text, /pmacontrol_http_request_duration_seconds_bucket\{le="0.005",route=/);
+  assert.match(text, /pmacontrol_event_store_append_duration_seconds_count [1-9]/);
+  assert.match(text, /pmacontrol_events_appended_total [1-9]/);
+  assert.match(text, new RegExp(`pmacontrol_projected_position ${position}`));
+  assert.match(text, /pmacontrol_follow_lag_events 0/);
+}
+
 it('the real process: healthz, readyz with its position, and metrics by route template', async () => {
   const service = await spawnService({ DATA_DIR: tempDir() });
   try {
@@ -59,6 +83,9 @@ it('the real process: healthz, readyz with its position, and metrics by route te
     });
     await send(service.url, 'GET', `${BASE}/tags/${made.body.id}`);
     await send(service.url, 'GET', '/nothing-here');
+    // Pages for people, not operations of the API (fetched without the OpenAPI check of `send`).
+    assert.is((await fetch(`${service.url}/fr/console/changes`)).status, 200);
+    assert.is((await fetch(`${service.url}/fr/console/assets/console.css`)).status, 200);
     await send(service.url, 'GET', `${BASE}/no-such-resource`);
     const ready = await send(service.url, 'GET', '/readyz');
     assert.is(ready.status, 200);
@@ -67,27 +94,7 @@ it('the real process: healthz, readyz with its position, and metrics by route te
     const metrics = await send(service.url, 'GET', '/metrics');
     assert.match(metrics.headers.get('content-type') ?? '', /^text\/plain/);
     const text = metrics.text;
-    assert.match(
-      text,
-      /pmacontrol_http_requests_total\{route="\/fr\/api\/config\/tags",method="POST",status="201"\} 1/,
-    );
-    assert.match(
-      text,
-      /pmacontrol_http_requests_total\{route="\/fr\/api\/config\/tags\/:id",method="GET",status="200"\} 1/,
-    );
-    assert.match(text, /pmacontrol_http_requests_total\{route="unmatched",method="GET",status="404"\} 1/);
-    // An unknown resource keeps the template: a label never takes a value the client chose.
-    assert.match(
-      text,
-      /pmacontrol_http_requests_total\{route="\/fr\/api\/config\/:resource",method="GET",status="404"\} 1/,
-    );
-    assert.not.match(text, /no-such-resource/);
-    assert.not.match(text, /route="\/fr\/api\/config\/tags\/\d/, 'a raw path is never a label');
-    assert.match(text, /pmacontrol_http_request_duration_seconds_bucket\{le="0.005",route=/);
-    assert.match(text, /pmacontrol_event_store_append_duration_seconds_count [1-9]/);
-    assert.match(text, /pmacontrol_events_appended_total [1-9]/);
-    assert.match(text, new RegExp(`pmacontrol_projected_position ${ready.body.position}`));
-    assert.match(text, /pmacontrol_follow_lag_events 0/);
+    routesNamed(text, ready.body.position);
     assertConventions(text);
   } finally {
     await service.stop();

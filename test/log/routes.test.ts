@@ -90,7 +90,9 @@ it('positions and sizes outside the log are refused, as problems', async ({ h })
   assert.is((await h.request('GET', `${LOG}/proof/inclusion?position=${size}&size=${size + 1}`)).status, 400);
   assert.is((await h.request('GET', `${LOG}/proof/inclusion?position=${size + 1}`)).status, 400);
   assert.is((await h.request('GET', `${LOG}/proof/inclusion`)).status, 400);
-  assert.is((await h.request('GET', `${LOG}/proof/consistency?from=3&to=2`)).status, 400);
+  const backwards = await h.request('GET', `${LOG}/proof/consistency?from=3&to=2`);
+  assert.is(backwards.status, 400);
+  assert.match(backwards.body.detail, `from 3 must be from 1 to to (2); the log holds ${size} events`);
   assert.is((await h.request('GET', `${LOG}/proof/consistency?from=1`)).status, 400);
   assert.is((await h.request('GET', `${LOG}/proof/consistency?from=1&to=x`)).status, 400);
   assert.is((await h.request('GET', `${LOG}/checkpoint?x=1`)).status, 400);

@@ -367,5 +367,14 @@ else {
     }
   });
 
+  it("a DATA_DIR that is not the service's is refused before any of PmaControl's tables is read", async () => {
+    const missing = { DATA_DIR: join(tempDir(), 'typo') };
+    // A database that does not answer: reading it first would fail on the connection instead.
+    const run = await runCli(['import-pmacontrol', '--from', 'mysql://nobody@127.0.0.1:1/pmacontrol'], missing);
+    assert.is(run.code, 1);
+    assert.match(run.stderr, /DATA_DIR .*typo does not exist/);
+    assert.not.match(run.stderr + run.stdout, /ECONNREFUSED|rows/);
+  });
+
   it.run();
 }

@@ -51,7 +51,6 @@ export const servers = defineResource({
       label: 'password',
       example: 'monitor-password',
       required: 'on-create',
-      trim: false,
       description:
         "that user's password: write-only, sealed before it is stored, never returned (`has_passwd` says one is set); " +
         'on PUT, leaving it out keeps the stored one',

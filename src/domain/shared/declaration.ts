@@ -1,5 +1,6 @@
 import type { TableSpec } from '../../engine/table.js';
 import type { KeySpec } from '../../engine/unique-index.js';
+import { collationKey } from './collation.js';
 import type { FieldError } from './errors.js';
 import type { FieldSpec, JsonSchema, Reference, Sealed } from './fields.js';
 
@@ -181,7 +182,8 @@ export function defineResource<const D extends ResourceDeclaration>(declaration:
     references,
     table: {
       name: declaration.name,
-      unique: declaration.unique ?? [],
+      // Names compare as PmaControl's MariaDB compares them (case, accents; see collation.ts).
+      unique: (declaration.unique ?? []).map((key) => ({ ...key, fold: collationKey })),
       referenceFields: references.map((link) => link.field),
     },
     events: {

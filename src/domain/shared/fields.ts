@@ -163,11 +163,12 @@ export const refs = (
   return field(schema, rest, { reference: { target, whenTargetDeleted, ...(unusable ? { unusable } : {}) } });
 };
 
-/** A write-only secret: sealed before any event, never returned. */
-export const secret = (min: number, max: number, options: Options<string> & { trim?: boolean }): FieldSpec<Sealed> => {
-  const { trim = true, ...rest } = options;
-  return field({ type: 'string', minLength: min, maxLength: max }, rest as Options<Sealed>, { secret: true, trim });
-};
+/**
+ * A write-only secret: sealed before any event, never returned; kept byte for byte as it was sent
+ * (never trimmed: a private key's last newline, a password's spaces are part of it).
+ */
+export const secret = (min: number, max: number, options: Options<string>): FieldSpec<Sealed> =>
+  field({ type: 'string', minLength: min, maxLength: max }, options as Options<Sealed>, { secret: true, trim: false });
 
 /** Computed from other fields; accepted on input only when it matches. */
 export const derived = <T>(spec: FieldSpec<T>): FieldSpec<T> => ({ ...spec, derived: true });

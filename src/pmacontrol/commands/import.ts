@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createConnection } from 'mysql2/promise';
 import {
+  assertServes,
   countsLine,
   type ImportCounts,
   loadConfig,
@@ -118,6 +119,8 @@ function withoutRows(resources: Record<ResourceName, Row[]>, problems: RowProble
  */
 export async function runImportPmaControl(args: string[]): Promise<number> {
   const { from, keyFile, dryRun, skipInvalid, report } = parseOptions(args);
+  // Refused before PmaControl's tables are read: a DATA_DIR that is not the service's.
+  assertServes(loadConfig());
   const progress = new Progress('import-pmacontrol');
   const decrypt = decrypter(keyFile);
   // The rows are not kept once mapped: on 100,000 servers they are a large share of the peak memory.
