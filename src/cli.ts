@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { StartRefused } from './application/start-refused.js';
-import { type CommandHelp, commandHelp, overview, UsageError } from './commands/catalog.js';
+import { type CommandHelp, commandHelp, overview, Refused, UsageError } from './commands/catalog.js';
 import { commandOf, HELPS } from './commands/index.js';
 import { ConfigError } from './config.js';
 import { packageVersion } from './main.js';
@@ -48,8 +48,16 @@ main(process.argv.slice(2)).then(
       return;
     }
     const prefix =
-      error instanceof ConfigError ? 'configuration' : error instanceof StartRefused ? 'refused to start' : 'error';
+      error instanceof ConfigError
+        ? 'configuration'
+        : error instanceof StartRefused
+          ? 'refused to start'
+          : error instanceof Refused
+            ? 'refused'
+            : 'error';
     console.error(`${prefix}: ${(error as Error).message}`);
     process.exitCode = 1;
+    // What a failed command leaves open (a pool, a timer) never keeps the process, nor its exit code, waiting.
+    setTimeout(() => process.exit(), 1000).unref();
   },
 );

@@ -26,6 +26,19 @@ export interface StoreRecord {
   location: string;
 }
 
+/**
+ * What `store.json` holds: the store served, the stores its log moved from (never served again from
+ * this directory), and the store a `copy-log` has copied it to, whose first start makes the move.
+ */
+interface StoreFile extends StoreRecord {
+  moved_from?: (StoreRecord & { at: string })[];
+  moving_to?: StoreRecord;
+}
+
+/** Two records name the same store (an older record may not say where). */
+const same = (a: StoreRecord, b: StoreRecord) =>
+  a.event_store === b.event_store && (a.location === '' || b.location === '' || a.location === b.location);
+
 /** The store the configuration names, as a data directory records it. */
 export function storeOf(config: Config): StoreRecord {
   if (config.eventStore === 'sqlite') return { event_store: 'sqlite', location: 'events.sqlite' };
@@ -37,6 +50,19 @@ export function storeOf(config: Config): StoreRecord {
   return { event_store: 'eventstoredb', location: hosts };
 }
 
+/**
+ * The store a `copy-log --to` target is, as a start could serve it: a MariaDB/MySQL URL, or this
+ * directory's own events.sqlite; undefined for a file elsewhere (a copy, not a move).
+ */
+export function storeAt(target: string, dataDir: string): StoreRecord | undefined {
+  if (/^(mysql|mariadb):\/\//.test(target)) {
+    const url = new URL(target.replace(/^mariadb:/, 'mysql:'));
+    return { event_store: 'mariadb', location: `${url.hostname}:${url.port || 3306}${url.pathname}` };
+  }
+  const file = target.startsWith('sqlite:') ? resolve(target.slice('sqlite:'.length)) : undefined;
+  return file === resolve(dataDir, 'events.sqlite') ? { event_store: 'sqlite', location: 'events.sqlite' } : undefined;
+}
+
 const describe = (store: StoreRecord) =>
   store.event_store === 'sqlite' ? 'the embedded SQLite store' : `${store.event_store} at ${store.location}`;
 
@@ -44,9 +70,9 @@ const describe = (store: StoreRecord) =>
  * What a data directory serves: its record, or what an older one's files show (the record came
  * later). Undefined: it holds no store.
  */
-function recordedStore(dir: string): StoreRecord | undefined {
+function recordedStore(dir: string): StoreFile | undefined {
   const file = join(dir, STORE_FILE);
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as StoreRecord;
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as StoreFile;
   if (existsSync(join(dir, 'events.sqlite'))) return { event_store: 'sqlite', location: 'events.sqlite' };
   for (const store of ['mariadb', 'eventstoredb'] as const) {
     if (existsSync(join(dir, `read-models-${store}.sqlite`))) return { event_store: store, location: '' };
@@ -54,14 +80,61 @@ function recordedStore(dir: string): StoreRecord | undefined {
   return undefined;
 }
 
-/** `serve` records the store it serves (a directory may move to another store: the migration path). */
+function writeRecord(dir: string, record: StoreFile): void {
+  const file = join(dir, STORE_FILE);
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(record, null, 2)}\n`);
+  renameSync(`${file}.tmp`, file);
+}
+
+/**
+ * One log, never two: `serve` refuses a DATA_DIR whose log is in another store than the one the
+ * configuration names — one its log moved away from (a forgotten EVENT_STORE would serve a stale log
+ * and take writes there), or one it was never copied to. The first start on the store `copy-log`
+ * copied the log to is the move itself.
+ */
+export function assertMayServe(config: Config): void {
+  const known = recordedStore(config.dataDir);
+  const wanted = storeOf(config);
+  if (!known || same(known, wanted) || (known.moving_to && same(known.moving_to, wanted))) return;
+  const dir = resolve(config.dataDir);
+  const moved = known.moved_from?.find((store) => same(store, wanted));
+  if (moved) {
+    throw new StartRefused(
+      `DATA_DIR ${dir}'s log moved from ${describe(wanted)} to ${describe(known)} on ${moved.at}: ` +
+        `${describe(wanted)} holds an old copy of it, which is never served again from here. Start with the ` +
+        'configuration of the store it moved to (EVENT_STORE and its settings)',
+    );
+  }
+  throw new StartRefused(
+    `DATA_DIR ${dir} serves ${describe(known)}, but EVENT_STORE=${config.eventStore} names ${describe(wanted)}: ` +
+      'start with the configuration of the service that uses this directory, or move the log there first (copy-log)',
+  );
+}
+
+/** `serve` records the store it serves; on the first start after a `copy-log`, the move is recorded with it. */
 export function recordStore(config: Config): void {
   const store = storeOf(config);
   const known = recordedStore(config.dataDir);
-  if (known && known.event_store === store.event_store && known.location === store.location) return;
-  const file = join(config.dataDir, STORE_FILE);
-  writeFileSync(`${file}.tmp`, `${JSON.stringify(store, null, 2)}\n`);
-  renameSync(`${file}.tmp`, file);
+  if (known && same(known, store) && existsSync(join(config.dataDir, STORE_FILE)) && !known.moving_to) return;
+  if (known && same(known, store)) {
+    const { moving_to: _done, ...kept } = known;
+    writeRecord(config.dataDir, { ...kept, ...store });
+    return;
+  }
+  const movedFrom = known
+    ? [
+        ...(known.moved_from ?? []),
+        { event_store: known.event_store, location: known.location, at: new Date().toISOString() },
+      ]
+    : [];
+  writeRecord(config.dataDir, { ...store, ...(movedFrom.length > 0 ? { moved_from: movedFrom } : {}) });
+}
+
+/** `copy-log` has copied the log into `target`: its first start there is the move (see assertMayServe). */
+export function recordMoveTo(dataDir: string, target: StoreRecord): void {
+  const known = recordedStore(dataDir);
+  if (!known || same(known, target)) return;
+  writeRecord(dataDir, { ...known, moving_to: target });
 }
 
 /**
@@ -81,10 +154,11 @@ export function assertServes(config: Config): void {
     );
   }
   const wanted = storeOf(config);
-  const sameLocation = known.location === '' || known.location === wanted.location;
-  if (known.event_store !== wanted.event_store || !sameLocation) {
+  if (!same(known, wanted)) {
+    const moved = known.moved_from?.some((store) => same(store, wanted));
     throw new StartRefused(
-      `DATA_DIR ${dir} serves ${describe(known)}, but EVENT_STORE=${config.eventStore} names ${describe(wanted)}: ` +
+      `DATA_DIR ${dir} serves ${describe(known)}, but EVENT_STORE=${config.eventStore} names ${describe(wanted)}` +
+        `${moved ? ', which its log moved away from' : ''}: ` +
         'run the command with the configuration of the service that uses this directory',
     );
   }

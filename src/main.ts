@@ -10,7 +10,7 @@ import { type Logger, pino } from 'pino';
 import { openRetiredKeys, openSecretKey } from './application/secret-key.js';
 import { ConfigService, type ParseWrite } from './application/service.js';
 import type { Config } from './config.js';
-import { assertServes, recordStore } from './data-dir.js';
+import { assertMayServe, assertServes, recordStore } from './data-dir.js';
 import { createHandler } from './http/app.js';
 import { hostCheck } from './http/hosts.js';
 import { Metrics, Readiness } from './http/operations.js';
@@ -29,7 +29,14 @@ import { REBUILT_WAITING } from './read-models/sqlite/damage.js';
 import { WriteValidator } from './schemas/validator.js';
 import { openStores, type Stores } from './stores.js';
 
-export { openEventStore, openStores, openTargetStore, readModelsFile, type Stores } from './stores.js';
+export {
+  openEventStore,
+  openLogReader,
+  openStores,
+  openTargetStore,
+  readModelsFile,
+  type Stores,
+} from './stores.js';
 
 /** Logs the start-up catch-up: its first batch, then every 10,000 events. */
 function progressLog(logger: Logger): (position: number) => void {
@@ -210,6 +217,7 @@ async function pmacontrolPart(
  */
 export async function start(config: Config, logger: Logger): Promise<Running> {
   const started = performance.now();
+  assertMayServe(config);
   const validator = new WriteValidator(pmacontrolOpener(config));
   const pmacontrolDb = pmacontrolUrl(config);
   const opened = await openStores(config, logger);

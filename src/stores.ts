@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { InstanceLock, prepareDataDir } from './data-dir.js';
-import type { EventStore } from './event-store/port.js';
-import { SqliteEventStore } from './event-store/sqlite/store.js';
+import type { EventStore, LogReader } from './event-store/port.js';
+import { SqliteEventStore, sqliteLogReader } from './event-store/sqlite/store.js';
 import type { ReadModelStore } from './read-models/port.js';
 import { isDamage, moveFile, REBUILT, removeFile } from './read-models/sqlite/damage.js';
 import { SqliteReadModelStore } from './read-models/sqlite/store.js';
@@ -109,4 +109,30 @@ export async function openTargetStore(target: string): Promise<{ store: EventSto
   if (target.startsWith('sqlite:'))
     return { store: new SqliteEventStore(target.slice('sqlite:'.length)), shown: target };
   return undefined;
+}
+
+/**
+ * The log of a store read without writing (verify, backup): `target` names a copy (`sqlite:<file>`,
+ * or `mysql://…/database`), else the configured store is read. Undefined for a target it cannot name.
+ */
+export async function openLogReader(config: Config, target?: string): Promise<LogReader | undefined> {
+  if (target !== undefined) {
+    if (/^(mysql|mariadb):\/\//.test(target)) {
+      const { mariadbLogReader } = await import('./event-store/mariadb/store.js');
+      return mariadbLogReader(target);
+    }
+    return target.startsWith('sqlite:') ? sqliteLogReader(target.slice('sqlite:'.length)) : undefined;
+  }
+  if (config.eventStore === 'sqlite') return sqliteLogReader(join(config.dataDir, 'events.sqlite'));
+  if (config.eventStore === 'mariadb') {
+    const { mariadbLogReader } = await import('./event-store/mariadb/store.js');
+    return mariadbLogReader(config.mariadb!.url);
+  }
+  // EventStoreDB: the store's own reads, which write nothing.
+  const store = await openEventStore(config);
+  return {
+    name: 'eventstoredb',
+    read: (after, maxCount) => store.readAll({ after, maxCount }),
+    close: () => store.close(),
+  };
 }

@@ -113,13 +113,14 @@ export class Projector {
     this.highWaterAt = stored.highWaterAt ?? '';
   }
 
-  /** Reads and folds everything after the current revision. */
-  async catchUp(progress?: (position: number) => void): Promise<void> {
-    for (;;) {
-      const events = await this.store.readStream(CONFIG_STREAM, { fromRevision: this.revision + 1, maxCount: BATCH });
+  /** Reads and folds everything after the current revision (up to `upTo`, a revision, if given). */
+  async catchUp(progress?: (position: number) => void, upTo = Number.POSITIVE_INFINITY): Promise<void> {
+    while (this.revision < upTo) {
+      const maxCount = Math.min(BATCH, upTo - this.revision);
+      const events = await this.store.readStream(CONFIG_STREAM, { fromRevision: this.revision + 1, maxCount });
       this.apply(events.map(logged));
       if (events.length > 0) progress?.(this.revision + 1);
-      if (events.length < BATCH) return;
+      if (events.length < maxCount) return;
     }
   }
 

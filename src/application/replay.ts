@@ -7,12 +7,16 @@ export interface ReplayReport {
   differences: string[];
 }
 
-/** Folds the whole log into `target` (empty): the read models as the log alone makes them. */
+/**
+ * Folds the log into `target` (empty, or a rebuild to go on with): the read models as the log alone
+ * makes them, up to the revision `upTo` if given, else to the head.
+ */
 export async function rebuild(
   store: EventStore,
   target: ReadModelStore,
   leafOf: LeafOf,
   progress?: (n: number) => void,
+  upTo?: number,
 ): Promise<number> {
   let failure: Error | undefined;
   const projector = new Projector(store, target, leafOf, (error) => {
@@ -26,7 +30,7 @@ export async function rebuild(
   await projector.catchUp((position) => {
     stopOnFailure();
     progress?.(position);
-  });
+  }, upTo);
   projector.flush();
   target.settle();
   stopOnFailure();
@@ -96,14 +100,15 @@ async function compareListSnapshots(rebuilt: ReadModelStore, stored: ReadModelSt
   return differences;
 }
 
-/** `replay`: rebuilds into `fresh` and compares it with the stored read models. */
+/** `replay`: rebuilds into `fresh` (up to the revision `upTo`, if given) and compares it with the stored read models. */
 export async function replay(
   store: EventStore,
   stored: ReadModelStore,
   fresh: ReadModelStore,
   leafOf: LeafOf,
   progress?: (n: number) => void,
+  upTo?: number,
 ): Promise<ReplayReport> {
-  const events = await rebuild(store, fresh, leafOf, progress);
+  const events = await rebuild(store, fresh, leafOf, progress, upTo);
   return { events, differences: await compare(fresh, stored) };
 }

@@ -8,6 +8,11 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** What a command was given cannot be done (a backup altered, a target not empty): exit 1, `refused: …`. */
+export class Refused extends Error {
+  override name = 'Refused';
+}
+
 export interface CommandHelp {
   name: string;
   /** The synopsis: the command and its options. */
@@ -40,10 +45,12 @@ export const CORE_COMMANDS: CommandHelp[] = [
     summary: 'rebuild every read model from the log and compare it with the stored one',
     details:
       'Folds the whole log into a new read-model file beside the stored one and compares them row by row;\n' +
-      'prints every difference and exits 1 if there is any. --apply puts the rebuilt file in place of the\n' +
-      'stored one. Beside an instance serving DATA_DIR, --apply does not compare (the stored file moves\n' +
-      'meanwhile): it leaves the rebuilt file beside the stored one, and the instance takes it in at its\n' +
-      'next change-log question, or its next start, and catches it up with the log.\n' +
+      'prints every difference and exits 1 if there is any. The stored read models are first folded up to\n' +
+      'the head of the log as a start would: read models merely behind it (a stop, a kill -9) are not\n' +
+      'different. --apply puts the rebuilt file in place of the stored one when they differ (being behind\n' +
+      'included: it does not fold them first). Beside an instance serving DATA_DIR, --apply does not compare\n' +
+      '(the stored file moves meanwhile): it leaves the rebuilt file beside the stored one, and the instance\n' +
+      'takes it in at its next change-log question, or its next start, and catches it up with the log.\n' +
       'One replay at a time. A replay stopped before its end (killed, kill -9 included) leaves its file,\n' +
       'and the next one resumes it from its last consistent point (every 200,000 events at most).\n' +
       `${RUNS_ON_A_SERVED_DATA_DIR}`,
@@ -85,6 +92,28 @@ export const CORE_COMMANDS: CommandHelp[] = [
       `and records nothing. The way for large imports (the HTTP route takes 64 MiB at most).\n${RUNS_ON_A_SERVED_DATA_DIR}`,
   },
 
+  {
+    name: 'backup',
+    usage: 'backup --to DIR',
+    summary: 'copy the log, its keys and a signed checkpoint into a directory, also while serving',
+    details:
+      'Reads the log up to its head (the log only grows: a consistent copy, also while the service writes) into\n' +
+      'DIR/events.ndjson, with the secret key, the retired keys and the log signing key (mode 0600, DIR mode\n' +
+      "0700: keep it as you keep DATA_DIR), and DIR/manifest.json: the store it came from, each file's SHA-256\n" +
+      "and the log's checkpoint at that size, signed with its key. DIR must be new or empty.\n" +
+      `${RUNS_ON_A_SERVED_DATA_DIR}`,
+  },
+  {
+    name: 'restore',
+    usage: 'restore --from DIR',
+    summary: 'restore a backup into an empty DATA_DIR and an empty store',
+    details:
+      "Checks the backup whole before it writes anything: every file against the manifest's SHA-256, the events\n" +
+      'against the signed checkpoint, the keys against the ones the log names. Then appends the events into the\n' +
+      'store EVENT_STORE names (a new SQLite file in DATA_DIR; an empty MariaDB database, made if it does not\n' +
+      'exist), writes the keys into DATA_DIR (or checks CONFIG_SECRET_KEY and CONFIG_LOG_SIGNING_KEY are the\n' +
+      "backup's) and records the store. The service then starts on DATA_DIR, rebuilding its read models.",
+  },
   {
     name: 'rotate-key',
     usage: 'rotate-key --new-key KEY',

@@ -17,7 +17,9 @@ export interface Command {
 export type { ImportCounts } from '../application/transfer.js';
 export { type Config, loadConfig } from '../config.js';
 export { assertServes } from '../data-dir.js';
-export { openEventStore, readModelsFile } from '../main.js';
+export type { LogReader } from '../event-store/port.js';
+export { EventUnreadable } from '../event-store/port.js';
+export { openEventStore, openLogReader, readModelsFile } from '../main.js';
 export { default as Database } from '../sqlite/driver.js';
 export { type CommandHelp, RUNS_ON_A_SERVED_DATA_DIR, UsageError } from './catalog.js';
 export { countsLine, withCliService } from './cli-service.js';

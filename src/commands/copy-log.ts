@@ -1,5 +1,5 @@
 import { loadConfig } from '../config.js';
-import { assertServes } from '../data-dir.js';
+import { assertServes, recordMoveTo, storeAt } from '../data-dir.js';
 import { openEventStore, openTargetStore } from '../main.js';
 import { UsageError } from './catalog.js';
 
@@ -51,6 +51,9 @@ export async function runCopyLog(argv: string[]): Promise<number> {
       process.stderr.write(`copied ${copied} events\n`);
     }
     console.log(`copied ${copied} events from ${source.name} to ${shown}`);
+    // Its first start on the target is the move: from then on, this DATA_DIR refuses the old store.
+    const moved = storeAt(argv[1], config.dataDir);
+    if (moved) recordMoveTo(config.dataDir, moved);
     return 0;
   } finally {
     await source.close();

@@ -20,6 +20,8 @@ const CORE_RUN: Record<string, Command['run']> = {
   export: runExport,
   import: runImport,
   'rotate-key': runRotateKey,
+  backup: async (args) => (await import('./backup.js')).runBackup(args),
+  restore: async (args) => (await import('./restore.js')).runRestore(args),
   'copy-log': async (args) => (await import('./copy-log.js')).runCopyLog(args),
 };
 

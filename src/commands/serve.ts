@@ -21,12 +21,24 @@ export async function runServe(args: string[]): Promise<number> {
   const logger = createLogger(config.logLevel);
   // The signals are taken before the start ends (the "listening" line is written just before it
   // does): one that comes meanwhile ends the process with 0, as a stop does; nothing was answered
-  // yet, and what the start was writing is made whole again at the next start.
+  // yet, and what the start was writing is made whole again at the next start. A second signal
+  // during the drain is absorbed — a process group's SIGTERM reaches node twice when npm starts it,
+  // npm passing its own on — so that the drain ends and saves; a third ends the process at once.
   let running: Awaited<ReturnType<typeof start>> | undefined;
-  const shutdown = (signal: string) => {
+  let signals = 0;
+  const stop = (signal: string) => {
     if (!running) {
       logger.info({ signal }, 'stopped before the start ended');
       process.exit(0);
+    }
+    signals++;
+    if (signals === 2) {
+      logger.info({ signal }, 'already stopping: the drain goes on (a third signal ends the process at once)');
+      return;
+    }
+    if (signals > 2) {
+      logger.warn({ signal }, 'a third signal: ended at once, without finishing the drain');
+      process.exit(1);
     }
     logger.info({ signal }, 'shutting down');
     running.shutdown().then(
@@ -37,8 +49,8 @@ export async function runServe(args: string[]): Promise<number> {
       },
     );
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   running = await start(config, logger);
   return -1;
 }

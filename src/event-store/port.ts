@@ -21,6 +21,46 @@ export interface RecordedEvent {
   metadata: Record<string, unknown>;
 }
 
+/**
+ * The log read in the order of its stored positions, by a reader that writes nothing (verify, a
+ * backup): opened on any copy of a store, the service's own or one restored elsewhere.
+ */
+export interface LogReader {
+  /** Where it reads, for messages (never with a password). */
+  readonly name: string;
+  /** Up to `maxCount` events after the stored position `after`, in position order (empty at the end). */
+  read(after: number, maxCount: number): Promise<RecordedEvent[]>;
+  close(): Promise<void>;
+}
+
+/** A stored event that cannot be read (its data or metadata is not JSON): named by its stored position. */
+export class EventUnreadable extends Error {
+  constructor(
+    readonly position: number,
+    cause: unknown,
+  ) {
+    super(`the event at position ${position} cannot be read: ${(cause as Error).message}`, { cause });
+    this.name = 'EventUnreadable';
+  }
+}
+
+/** An event's JSON columns parsed, or EventUnreadable naming its position. */
+export function parsedEvent(row: {
+  position: number;
+  stream: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+}): RecordedEvent {
+  try {
+    const { position, stream, revision, type } = row;
+    return { position, stream, revision, type, data: JSON.parse(row.data), metadata: JSON.parse(row.metadata) };
+  } catch (error) {
+    throw new EventUnreadable(row.position, error);
+  }
+}
+
 /** A recorded event as the domain reads it: its metadata is the service's own (see EventMetadata). */
 export const logged = (event: RecordedEvent): LoggedEvent => event as unknown as LoggedEvent;
 

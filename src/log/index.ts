@@ -10,7 +10,7 @@ import { VerifiableLog } from './verifiable-log.js';
  * and OpenAPI operations. The core grows the read models' Merkle tree with `leafOf` and knows nothing
  * else of it. What `main.ts` plugs in:
  */
-export { type LogKeySource, openLogKey } from './key.js';
+export { LOG_KEY_FILE, type LogKeySource, openLogKey } from './key.js';
 export { leafOf } from './leaves.js';
 export { logRoutes } from './routes.js';
 export type { VerifiableLog } from './verifiable-log.js';

@@ -56,10 +56,14 @@ function leafMetadata(event: LoggedEvent): Record<string, unknown> {
   return { ...event.metadata, idempotency: { ...idempotency, response: digestOf(idempotency.response) } };
 }
 
-/** The leaf of an event as text (position = revision + 1); its bytes are this text in UTF-8. */
-export function leafText(event: LoggedEvent): string {
+/**
+ * The leaf of an event as text, its bytes this text in UTF-8. `position`: its place in the log as the
+ * store orders it, which is its revision + 1 in a log as it was written (`verify` gives the place it
+ * reads it at, so that an event moved is found).
+ */
+export function leafText(event: LoggedEvent, position = event.revision + 1): string {
   return JSON.stringify({
-    position: event.revision + 1,
+    position,
     type: event.type,
     stream: CONFIG_STREAM,
     revision: event.revision,

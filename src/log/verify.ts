@@ -1,5 +1,5 @@
 import { logged, type RecordedEvent } from '../application/service.js';
-import type { LoggedEvent } from '../domain/shared/types.js';
+import { CONFIG_STREAM, type LoggedEvent } from '../domain/shared/types.js';
 import { Frontier, GROUP_LEAVES, GROUP_LEVEL, type Hash, leafHash } from '../engine/merkle.js';
 import { type Checkpoint, NoteError, openNote, parseCheckpoint, type VerifierKey } from '../engine/signed-note.js';
 import { leafText } from './leaves.js';
@@ -48,8 +48,8 @@ export interface Verification {
   findings: Finding[];
 }
 
-/** Reads the log in order: batches of events from `fromRevision`, empty at its end. */
-export type LogReader = (fromRevision: number, maxCount: number) => Promise<RecordedEvent[]>;
+/** Reads the log in the order of its stored positions: batches after the stored position `after`, empty at its end. */
+export type LogReader = (after: number, maxCount: number) => Promise<RecordedEvent[]>;
 
 const BATCH = 5000;
 
@@ -90,16 +90,26 @@ class Difference {
   }
 }
 
-/** The tree made again from the log: its roots at `sizes`, and where it first differs from the stored one. */
+/**
+ * The tree made again from the log: its roots at `sizes`, and where it first differs from the stored
+ * one. The events are read in the order of their stored positions, and the k-th is leaf k − 1 with
+ * position k in its bytes: an event moved (its stored position changed, its revision kept) no longer
+ * follows its revision, which names the first position that differs, and its leaf changes the root.
+ */
 async function recompute(read: LogReader, sizes: Set<number>, stored?: StoredTree, progress?: (n: number) => void) {
   const rootsAt = new Map<number, Hash>();
   const frontier = new Frontier();
   if (sizes.has(0)) rootsAt.set(0, frontier.root());
   const difference = new Difference();
+  // The events of the stored tree's last group, when it was not complete: its root needs them.
+  const tail = stored ? stored.size - (stored.size % GROUP_LEAVES) : 0;
+  const storedTail: LoggedEvent[] = [];
   let group: LoggedEvent[] = [];
-  for (;;) {
-    const events = await read(frontier.size, BATCH);
+  for (let after = 0; ; ) {
+    const events = await read(after, BATCH);
     for (const recorded of events) {
+      after = recorded.position;
+      if (recorded.stream !== CONFIG_STREAM) continue;
       const position = frontier.size + 1;
       if (recorded.revision !== frontier.size && difference.gap === undefined) {
         difference.gap = `position ${position} holds the event of revision ${recorded.revision}: an event was removed, inserted or moved`;
@@ -107,7 +117,8 @@ async function recompute(read: LogReader, sizes: Set<number>, stored?: StoredTre
       }
       const event = logged(recorded);
       group.push(event);
-      const made = frontier.append(leafHash(leafText(event)));
+      if (stored && position > tail && position <= stored.size) storedTail.push(event);
+      const made = frontier.append(leafHash(leafText(event, position)));
       const subtree = made.find((node) => node.level === GROUP_LEVEL);
       if (stored && subtree && (subtree.index + 1) * GROUP_LEAVES <= stored.size) {
         const kept = stored.group(subtree.index);
@@ -121,12 +132,9 @@ async function recompute(read: LogReader, sizes: Set<number>, stored?: StoredTre
   }
   if (stored && !difference.found) {
     // The last group, not complete when the service signed: its events against the signed root.
-    const tail = stored.size - (stored.size % GROUP_LEAVES);
     const root = rootsAt.get(stored.size);
-    if (root && !stored.root.equals(root) && stored.size > tail) {
-      const events = (await read(tail, stored.size - tail)).map(logged);
-      difference.group(tail + 1, events, stored);
-    } else if (stored.size > frontier.size) difference.position = frontier.size + 1;
+    if (root && !stored.root.equals(root) && stored.size > tail) difference.group(tail + 1, storedTail, stored);
+    else if (stored.size > frontier.size) difference.position = frontier.size + 1;
   }
   return { frontier, rootsAt, difference };
 }
@@ -154,7 +162,9 @@ export async function verifyLog(options: {
       ? `the first position that differs is ${firstDifference}`
       : difference.within
         ? `the first position that differs is between ${difference.within[0]} and ${difference.within[1]}`
-        : 'the first position that differs cannot be told: the read models were rebuilt from this log';
+        : stored
+          ? 'the first position that differs cannot be told: the read models were rebuilt from this log'
+          : "the first position that differs cannot be told from a checkpoint alone (the service's read models keep the tree that tells it)";
   for (const { kept, checkpoint } of wanted) {
     const root = rootsAt.get(checkpoint.size);
     const detail =

@@ -14,5 +14,9 @@ const major = Number(process.versions.node.split('.')[0]);
  */
 export const DRIVER_PATH = require.resolve(major >= 22 ? 'better-sqlite3-napi' : 'better-sqlite3');
 
+// SQLite's URI file names (`file:…?immutable=1`: a copy of a log read without writing, not even the
+// -shm file a read of a WAL database makes), enabled as the driver reads this when it loads. No
+// path of this service starts with `file:`.
+process.env.SQLITE_USE_URI ??= '1';
 const Database = require(DRIVER_PATH) as typeof BetterSqlite3;
 export default Database;

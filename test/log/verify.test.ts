@@ -1,4 +1,4 @@
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import { suite } from 'uvu';
@@ -18,6 +18,8 @@ const it = suite('verify: the log checked against its tree and the checkpoints k
 
 const TAGS = '/fr/api/config/tags';
 const tag = (i: number) => ({ name: `tag-${i}`, color: '#112233', background: '#FFFFFF' });
+/** The server made after the 20 tags (revision 29, position 30): its password is sealed in its event. */
+const SERVER = { id_client: 99, id_environment: 1, name: 'db1', ip: '10.0.0.1', login: 'm', passwd: 'sealed-here' };
 
 async function post(url: string, path: string, body: unknown): Promise<void> {
   const answer = await fetch(url + path, {
@@ -42,6 +44,7 @@ async function keptLog(env: Record<string, string>) {
   const service = await spawnService({ ...env, DATA_DIR: dataDir });
   try {
     for (let i = 0; i < 20; i++) await post(service.url, TAGS, tag(i));
+    await post(service.url, '/fr/api/config/servers', SERVER);
     const kept = await checkpoint(service.url, tempDir(), 'checkpoint.txt');
     return { dataDir, kept, size: Number((await fetch(`${service.url}/readyz`).then((r) => r.json())).position) };
   } finally {
@@ -49,7 +52,7 @@ async function keptLog(env: Record<string, string>) {
   }
 }
 
-type Alteration = 'byte' | 'delete' | 'swap';
+type Alteration = 'byte' | 'delete' | 'swap' | 'move';
 /** What each alteration does to events at revisions 14 and 15 (positions 15 and 16). */
 const ALTERATIONS: Record<Alteration, { position: number; statements: string[] }> = {
   byte: { position: 15, statements: ["UPDATE {events} SET data = REPLACE(data, 'tag-', 'tag_') WHERE revision = 14"] },
@@ -62,7 +65,20 @@ const ALTERATIONS: Record<Alteration, { position: number; statements: string[] }
       'UPDATE {events} SET revision = 15 WHERE revision = 1000000',
     ],
   },
+  // Two events that change places in the log, each keeping its stream and revision.
+  move: {
+    position: 15,
+    statements: [
+      'UPDATE {events} SET position = 1000000 WHERE revision = 14',
+      'UPDATE {events} SET position = 15 WHERE revision = 15',
+      'UPDATE {events} SET position = 16 WHERE revision = 14',
+    ],
+  },
 };
+
+/** The sealed password in the server's event (revision 29) with one character changed. */
+const resealed = (data: string) =>
+  data.replace(/("passwd":")(.)/, (_, head: string, first: string) => `${head}${first === 'A' ? 'B' : 'A'}`);
 
 async function verify(env: Record<string, string>, ...checkpoints: string[]) {
   return runCli(['verify', ...checkpoints.flatMap((file) => ['--checkpoint', file])], env, 60_000);
@@ -90,6 +106,57 @@ it('SQLite: an untouched log verifies; a byte changed, an event deleted or two s
       `${name}: ${result.stdout}`,
     );
   }
+});
+
+it('SQLite: a changed sealed value, and an event that cannot be read, fail at their position', async () => {
+  const { dataDir, kept } = await keptLog({});
+  const sealed = tempDir();
+  cpSync(dataDir, sealed, { recursive: true });
+  const db = new Database(join(sealed, 'events.sqlite'));
+  const { data } = db.prepare<[], { data: string }>('SELECT data FROM events WHERE revision = 29').get()!;
+  db.prepare('UPDATE events SET data = ? WHERE revision = 29').run(resealed(data));
+  db.close();
+  const changed = await verify({ DATA_DIR: sealed }, kept);
+  assert.is(changed.code, 1, changed.stdout);
+  // Only the sealed value changed: the read models redact it, so the group of 16 it is in is named.
+  assert.match(changed.stdout, /first position that differs is between 17 and 30\b/, changed.stdout);
+  const broken = tempDir();
+  cpSync(dataDir, broken, { recursive: true });
+  const bad = new Database(join(broken, 'events.sqlite'));
+  bad.prepare("UPDATE events SET data = '{not json' WHERE revision = 14").run();
+  bad.close();
+  const unreadable = await verify({ DATA_DIR: broken }, kept);
+  assert.is(unreadable.code, 1, unreadable.stdout + unreadable.stderr);
+  assert.match(unreadable.stdout, /FAIL the log: the event at position 15 cannot be read/);
+});
+
+it('a copy of the log, without the DATA_DIR, given the public key: read without writing', async () => {
+  const { dataDir, kept } = await keptLog({});
+  const copy = tempDir();
+  cpSync(join(dataDir, 'events.sqlite'), join(copy, 'events.sqlite'));
+  const publicKey = join(tempDir(), 'public-key.txt');
+  const service = await spawnService({ DATA_DIR: dataDir });
+  writeFileSync(publicKey, await fetch(`${service.url}/fr/api/log/public-key`).then((r) => r.text()));
+  await service.stop();
+  const before = readFileSync(join(copy, 'events.sqlite'));
+  const nowhere = { DATA_DIR: join(tempDir(), 'none') };
+  const args = ['verify', '--from', `sqlite:${join(copy, 'events.sqlite')}`, '--public-key', publicKey];
+  const clean = await runCli([...args, '--checkpoint', kept], nowhere, 60_000);
+  assert.is(clean.code, 0, clean.stdout + clean.stderr);
+  assert.match(clean.stdout, /ok {3}.*checkpoint\.txt/);
+  assert.ok(readFileSync(join(copy, 'events.sqlite')).equals(before), 'the copy is as it was');
+  assert.equal(readdirSync(copy), ['events.sqlite'], 'nothing written beside it');
+  const moved = new Database(join(copy, 'events.sqlite'));
+  for (const statement of ALTERATIONS.move.statements) moved.prepare(statement.replace('{events}', 'events')).run();
+  moved.close();
+  const found = await runCli([...args, '--checkpoint', kept], nowhere, 60_000);
+  assert.is(found.code, 1, found.stdout);
+  assert.match(found.stdout, /position 15 holds the event of revision 15/);
+  const missing = await runCli(
+    ['verify', '--from', `sqlite:${join(copy, 'events.sqlite')}`, '--public-key', `${publicKey}.gone`],
+    nowhere,
+  );
+  assert.is(missing.code, 2, 'a missing key file is a usage error');
 });
 
 it('SQLite: an event changed with the record the read models keep of it is placed within its group of 16', async () => {
@@ -149,6 +216,40 @@ it('SQLite: two instances over one log serve the same checkpoint at the same siz
   }
 });
 
+/**
+ * Each alteration of a MariaDB copy (`name`) fails the checkpoint kept; the copy is put back after
+ * each. Without the service's read models, only an event out of its place is named: a changed one
+ * fails the checkpoint, and which leaf it is, no root alone can tell.
+ */
+async function alterEach(
+  root: Awaited<ReturnType<typeof createConnection>>,
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<void> {
+  const events = `\`${name}\`.pmacontrol_events`;
+  await root.query(`CREATE TABLE \`${name}\`.kept AS SELECT * FROM ${events}`);
+  const sealedData = (await root.query(`SELECT data FROM ${events} WHERE revision = 29`))[0] as { data: string }[];
+  const resealing = `UPDATE {events} SET data = ${root.escape(resealed(sealedData[0].data))} WHERE revision = 29`;
+  const cases: [string, string[], number | undefined][] = [
+    ['byte', ALTERATIONS.byte.statements, undefined],
+    ['delete', ALTERATIONS.delete.statements, 15],
+    ['swap', ALTERATIONS.swap.statements, 15],
+    ['move', ALTERATIONS.move.statements, 15],
+    ['sealed value', [resealing], undefined],
+  ];
+  for (const [what, statements, position] of cases) {
+    for (const statement of statements) await root.query(statement.replace('{events}', events));
+    const result = await runCli(args, env, 60_000);
+    assert.is(result.code, 1, `${what}: ${result.stdout}${result.stderr}`);
+    assert.match(result.stdout, /FAIL .*checkpoint\.txt/, what);
+    if (position !== undefined)
+      assert.match(result.stdout, new RegExp(`first position that differs is ${position}\\b`), what);
+    await root.query(`DELETE FROM ${events}`);
+    await root.query(`INSERT INTO ${events} SELECT * FROM \`${name}\`.kept`);
+  }
+}
+
 const url = await mariadbUrl();
 if (url) {
   it('MariaDB: the same alterations fail at their position; the untouched log verifies', async () => {
@@ -177,6 +278,37 @@ if (url) {
     } finally {
       await connection.end();
       await database.drop();
+    }
+  });
+  it('MariaDB: a backup restored under another name, read by a user that may only SELECT', async () => {
+    const source = await freshDatabase(url);
+    const copy = await freshDatabase(url);
+    const env = { EVENT_STORE: 'mariadb', MARIADB_URL: source.url };
+    const root = await createConnection({ uri: url });
+    const reader = `ro_${Date.now().toString(36)}`;
+    try {
+      const { dataDir, kept } = await keptLog(env);
+      const dir = join(tempDir(), 'backup');
+      assert.is((await runCli(['backup', '--to', dir], { ...env, DATA_DIR: dataDir })).code, 0);
+      const target = { EVENT_STORE: 'mariadb', MARIADB_URL: copy.url, DATA_DIR: tempDir() };
+      assert.is((await runCli(['restore', '--from', dir], target)).code, 0);
+      const publicKey = join(tempDir(), 'public-key.txt');
+      writeFileSync(publicKey, JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).public_key);
+      const name = new URL(copy.url).pathname.slice(1);
+      await root.query(`CREATE USER '${reader}'@'%' IDENTIFIED BY 'ro-pass'`);
+      await root.query(`GRANT SELECT ON \`${name}\`.* TO '${reader}'@'%'`);
+      const readOnly = new URL(copy.url);
+      [readOnly.username, readOnly.password] = [reader, 'ro-pass'];
+      const nowhere = { DATA_DIR: join(tempDir(), 'none') };
+      const args = ['verify', '--from', readOnly.toString(), '--public-key', publicKey, '--checkpoint', kept];
+      const clean = await runCli(args, nowhere, 60_000);
+      assert.is(clean.code, 0, clean.stdout + clean.stderr);
+      await alterEach(root, name, args, nowhere);
+    } finally {
+      await root.query(`DROP USER IF EXISTS '${reader}'@'%'`);
+      await root.end();
+      await source.drop();
+      await copy.drop();
     }
   });
 } else {

@@ -177,7 +177,13 @@ export async function send(url: string, method: string, path: string, options: R
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(url + path, { method, headers, body });
+  const response = await fetch(url + path, { method, headers, body }).catch((error: Error) => {
+    // undici says only "fetch failed": the cause (a reset, a refusal) is what tells why.
+    const cause = error.cause as (Error & { code?: string }) | undefined;
+    throw new Error(`${method} ${path}: ${error.message}${cause ? ` (${cause.code ?? ''} ${cause.message})` : ''}`, {
+      cause,
+    });
+  });
   const text = await response.text();
   const contentType = response.headers.get('content-type');
   const parsed = text && /^application\/(problem\+)?json/.test(contentType ?? '') ? JSON.parse(text) : undefined;

@@ -56,6 +56,30 @@ function poolOptions(settings: PoolSettings): mysql.PoolOptions {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** MariaDB's "unknown database". */
+const ER_BAD_DB_ERROR = 1049;
+
+/**
+ * The database the URL names, made when it does not exist yet (a new store, the target of copy-log
+ * or restore), in utf8mb4; without the privilege to make it, the error says what to do.
+ */
+async function createDatabase(settings: PoolSettings): Promise<void> {
+  const { database, host, port, user, password, ssl, connectTimeout } = poolOptions(settings);
+  const connection = await mysql.createConnection({ host, port, user, password, ssl, connectTimeout });
+  try {
+    await connection.query(
+      `CREATE DATABASE IF NOT EXISTS \`${String(database).replace(/`/g, '``')}\` CHARACTER SET utf8mb4`,
+    );
+  } catch (error) {
+    throw new Error(
+      `the database ${database} does not exist and could not be made (${(error as Error).message}): ` +
+        `create it (CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4) or give this user the CREATE privilege`,
+    );
+  } finally {
+    await connection.end();
+  }
+}
+
 /**
  * The pool, with what every session needs: statements bounded in time (a frozen server answers
  * within the timeout with an error, and the connection is closed, which rolls back its
@@ -72,7 +96,7 @@ export class Connections {
   private ready?: Promise<void>;
   durability = 'not yet asked';
 
-  constructor(settings: PoolSettings) {
+  constructor(private readonly settings: PoolSettings) {
     this.pool = mysql.createPool(poolOptions(settings));
     this.timeoutMs = settings.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
     this.pool.on('connection', (connection) => {
@@ -100,7 +124,11 @@ export class Connections {
    */
   private async migrate(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      const connection = await this.pool.getConnection();
+      const connection = await this.pool.getConnection().catch(async (error) => {
+        if ((error as { errno?: number }).errno !== ER_BAD_DB_ERROR || attempt > 1) throw error;
+        await createDatabase(this.settings);
+        return this.pool.getConnection();
+      });
       try {
         this.galera = await isGaleraNode(connection);
         if (this.galera) await connection.query(SYNC_WAIT);

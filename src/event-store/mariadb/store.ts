@@ -6,7 +6,9 @@ import {
   type EventStore,
   type EventToAppend,
   type ExpectedRevision,
+  type LogReader,
   type OnEvent,
+  parsedEvent,
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
@@ -265,4 +267,24 @@ export class MariadbEventStore implements EventStore {
     await this.subscribers.closeAll();
     await this.connections.end();
   }
+}
+
+/**
+ * The log of a MariaDB/MySQL database read in position order on one connection that writes nothing
+ * (no schema is made: a user with SELECT alone may read it; see LogReader).
+ */
+export async function mariadbLogReader(url: string): Promise<LogReader> {
+  const { createConnection } = await import('mysql2/promise');
+  const connection = await createConnection({ uri: url.replace(/^mariadb:/, 'mysql:'), supportBigNumbers: true });
+  return {
+    name: redactUrl(url),
+    read: async (after, maxCount) => {
+      const [rows] = await connection.query<Row[]>(
+        `SELECT ${COLUMNS} FROM pmacontrol_events WHERE position > ? ORDER BY position LIMIT ?`,
+        [after, maxCount],
+      );
+      return rows.map((row) => parsedEvent({ ...row, position: Number(row.position), revision: Number(row.revision) }));
+    },
+    close: () => connection.end(),
+  };
 }

@@ -1,4 +1,4 @@
-import { closeSync, fdatasync, openSync } from 'node:fs';
+import { closeSync, existsSync, fdatasync, openSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import Database from '../../sqlite/driver.js';
 import { FALLBACK_CHECKPOINT_PAGES, WalCheckpointer } from '../../sqlite/wal-checkpointer.js';
@@ -10,7 +10,9 @@ import {
   type EventStore,
   type EventToAppend,
   type ExpectedRevision,
+  type LogReader,
   type OnEvent,
+  parsedEvent,
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
@@ -239,4 +241,38 @@ export class SqliteEventStore implements EventStore {
     if (this.wal !== undefined) closeSync(this.wal);
     this.wal = undefined;
   }
+}
+
+/**
+ * The log of a SQLite file read in position order, the file opened read-only (see LogReader). A file
+ * no process writes (no `-wal` beside it: a copy, a stopped service's) is read as immutable, so that
+ * not even the `-shm` file a read of a WAL database needs is made beside it.
+ */
+export function sqliteLogReader(file: string): LogReader {
+  if (!existsSync(file)) throw new Error(`${file} does not exist`);
+  const immutable = !existsSync(`${file}-wal`);
+  const db = immutable
+    ? new Database(`file:${file.replace(/[%?#]/g, (c) => `%${c.charCodeAt(0).toString(16)}`)}?immutable=1`, {
+        readonly: true,
+      })
+    : new Database(file, { readonly: true, fileMustExist: true });
+  const rows = db.prepare<[number, number], Row>(
+    'SELECT position, stream, revision, type, data, metadata FROM events WHERE position > ? ORDER BY position LIMIT ?',
+  );
+  return {
+    name: file,
+    read: async (after, maxCount) => rows.all(after, maxCount).map(parsedEvent),
+    close: async () => {
+      db.close();
+    },
+  };
+}
+
+interface Row {
+  position: number;
+  stream: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
 }
