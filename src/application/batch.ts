@@ -1,4 +1,4 @@
-import { decide } from '../domain/decide.js';
+import { type DecideRules, decide } from '../domain/decide.js';
 import { type Effect, evolve } from '../domain/evolve.js';
 import type { ResourceName } from '../domain/resources.js';
 import { DomainError } from '../domain/shared/errors.js';
@@ -33,6 +33,7 @@ export class DecidedBatch {
     readonly state: ConfigState,
     private readonly deps: PrepareDeps,
     at: string,
+    private readonly rules?: DecideRules,
   ) {
     this.metadata = { actor: 'batch', request_id: 'batch', at };
   }
@@ -40,7 +41,7 @@ export class DecidedBatch {
   /** Decides one request and applies its events; the effects say what changed (none: nothing to record). */
   apply(request: WriteRequest): Effect[] {
     const effects: Effect[] = [];
-    for (const event of decide(prepare(request, this.state, this.deps), this.state)) {
+    for (const event of decide(prepare(request, this.state, this.deps), this.state, this.rules)) {
       effects.push(
         ...evolve(this.state, { ...event, metadata: this.metadata, revision: this.state.revision + 1 }, this.journal),
       );

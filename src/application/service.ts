@@ -28,6 +28,7 @@ export type { Caller, Clock } from './group-commit.js';
 export { createKeyFile, readProtected } from './key-files.js';
 export type { LeafOf } from './projector.js';
 export { StartRefused } from './start-refused.js';
+export type { Principal } from './tokens.js';
 export type { Once, OnceOptions, WriteResult } from './writes.js';
 
 export interface ServiceDeps {

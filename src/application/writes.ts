@@ -1,5 +1,5 @@
 import type { ChangeItem } from '../../projections/changes.js';
-import { decide } from '../domain/decide.js';
+import { type DecideRules, decide } from '../domain/decide.js';
 import type { Effect } from '../domain/evolve.js';
 import { type ResourceName, resourceOf } from '../domain/resources.js';
 import { Deleted, type FieldError, NotFound } from '../domain/shared/errors.js';
@@ -7,6 +7,7 @@ import type { Sealed } from '../domain/shared/fields.js';
 import type { DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState } from '../domain/state.js';
 import type { EntryRecord } from '../engine/table.js';
+import { AddedRules } from './added-rules.js';
 import { DecidedBatch } from './batch.js';
 import type { Changes } from './changes.js';
 import type { Caller, Clock, GroupCommit } from './group-commit.js';
@@ -65,12 +66,18 @@ export interface WritesDeps {
 
 type Decide = (state: ConfigState) => DomainEvent[];
 type Answer<T> = (state: ConfigState, effects: Effect[]) => T;
-
 type Values = Record<string, unknown>;
 
 /** Every write the service takes, each as a job for the group commit. */
 export class Writes {
+  private readonly rules = new AddedRules();
+
   constructor(private readonly deps: WritesDeps) {}
+
+  /** A wing's rules on every write (PmaControl's columns): a check of each entry, where new ids start. */
+  addRules(rules: DecideRules): void {
+    this.rules.add(rules);
+  }
 
   /** A write as such. */
   private run<T>(caller: Caller, decideOn: Decide, answer: Answer<T>): Promise<T> {
@@ -127,7 +134,7 @@ export class Writes {
     if ('input' in request) await proven(request.resource, request.input as Values);
     const { asked, deletion } = await this.lookedUp(request);
     const prepared = { secrets: this.deps.secrets };
-    const decideOn: Decide = (state) => decide(prepare(asked as WriteRequest, state, prepared), state);
+    const decideOn: Decide = (state) => decide(prepare(asked as WriteRequest, state, prepared), state, this.rules);
     const answer: Answer<WriteResult> = (state, effects) => {
       const id = effects[0]?.id ?? ('id' in request ? request.id : undefined) ?? 0;
       const result: WriteResult = {
@@ -264,7 +271,8 @@ export class Writes {
   batch<T>(build: (batch: DecidedBatch) => T, caller: Caller, once?: OnceOptions<T>) {
     let result: T | undefined;
     const decideOn: Decide = (state) => {
-      const batch = new DecidedBatch(state, { secrets: this.deps.secrets }, this.deps.clock.now().toISOString());
+      const at = this.deps.clock.now().toISOString();
+      const batch = new DecidedBatch(state, { secrets: this.deps.secrets }, at, this.rules);
       try {
         result = build(batch);
       } catch (error) {

@@ -20,13 +20,49 @@ import type { ConfigState } from './state.js';
 type Of<K extends Command['kind']> = Extract<Command, { kind: K }>;
 type Values = Record<string, unknown>;
 
+/** An entry as a write would make it, for a rule a wing adds (DecideRules.check). */
+export interface CheckedEntry {
+  resource: Resource;
+  id: number;
+  next: Values;
+  /** The entry as it is (undefined: created, or brought back by a revert). */
+  before?: Values;
+  /** The fields whose values the write changes. */
+  changed: ReadonlySet<string>;
+  state: ConfigState;
+}
+
+/**
+ * What a wing adds to every decision (PmaControl's columns, while its tables are written): a rule
+ * every entry a write makes must follow, and where new ids start. The plug point of domain rules that
+ * belong to another system; the application passes them (Writes.addRules).
+ */
+export interface DecideRules {
+  /** Refuses the write by throwing a DomainError (a 422 on a field, a 409). */
+  check?(entry: CheckedEntry): void;
+  /** The smallest id a new entry of `resource` may be given (the ids below it are another system's). */
+  firstId?(resource: string): number;
+}
+
+const NO_RULES: DecideRules = {};
+
 /** The fields of `next` whose values differ from `before` (all of them when there is no `before`). */
 function changedFields(resource: Resource, next: Values, before?: Values): Set<string> {
   return new Set(resource.fieldNames.filter((field) => !before || !sameValue(next[field], before[field])));
 }
 
-/** The resource's own rule, unique values and the references of the changed fields, for an entry as it would become. */
-function checkEntry(state: ConfigState, resource: Resource, next: Values, id: number, before?: Values): void {
+/**
+ * The resource's own rule, unique values and the references of the changed fields, then the rules a
+ * wing adds, for an entry as it would become.
+ */
+function checkEntry(
+  state: ConfigState,
+  resource: Resource,
+  next: Values,
+  id: number,
+  rules: DecideRules,
+  before?: Values,
+): void {
   const refused = resource.declaration.refuse?.(next);
   if (refused) throw new ValidationFailed([refused]);
   const changed = changedFields(resource, next, before);
@@ -35,16 +71,17 @@ function checkEntry(state: ConfigState, resource: Resource, next: Values, id: nu
     changed.has(link.field) ? addedIds(link, next, before) : [],
   );
   if (errors.length > 0) throw new ValidationFailed(errors);
+  rules.check?.({ resource, id, next, ...(before ? { before } : {}), changed, state });
 }
 
 /** A creation event's data: the id, then exactly the resource's fields in declaration order (replays compare byte for byte). */
 const createdData = (resource: Resource, id: number, fields: Values): Values => withId(id, resource.fieldNames, fields);
 
-function decideCreate(command: Of<'create'>, state: ConfigState): DomainEvent[] {
+function decideCreate(command: Of<'create'>, state: ConfigState, rules: DecideRules): DomainEvent[] {
   const resource = collectionOf(command.resource);
-  const id = allocateId(state.collections[command.resource], command.id);
+  const id = allocateId(state.collections[command.resource], command.id, rules.firstId?.(command.resource));
   const fields = command.fields as Values;
-  checkEntry(state, resource, fields, id);
+  checkEntry(state, resource, fields, id, rules);
   return [{ type: resource.events.created, data: createdData(resource, id, fields) }];
 }
 
@@ -55,7 +92,7 @@ function restoreErrors(state: ConfigState, resource: Resource, next: Values): vo
 }
 
 /** PUT and PATCH: the entry as it would become, compared field by field; no difference, no event. */
-function decideChange(command: Of<'replace'> | Of<'patch'>, state: ConfigState): DomainEvent[] {
+function decideChange(command: Of<'replace'> | Of<'patch'>, state: ConfigState, rules: DecideRules): DomainEvent[] {
   const resource = collectionOf(command.resource);
   const current = loadForWrite(state.collections[command.resource], command.id, command.expected);
   const restoring = command.kind === 'patch' && command.restore === true && current.is_deleted === true;
@@ -70,7 +107,7 @@ function decideChange(command: Of<'replace'> | Of<'patch'>, state: ConfigState):
   if (restoring) restoreErrors(state, resource, next);
   const events: DomainEvent[] = restoring ? [{ type: resource.events.restored, data: { id: current.id } }] : [];
   if (Object.keys(changes).length === 0) return events;
-  checkEntry(state, resource, next, current.id, current);
+  checkEntry(state, resource, next, current.id, rules, current);
   return [...events, { type: resource.events.updated, data: { id: current.id, changes } }];
 }
 
@@ -102,7 +139,7 @@ function decideDelete(command: Of<'delete'>, state: ConfigState): DomainEvent[] 
 }
 
 /** The entry becomes what it was at a version it had, under every rule of a PUT (and of a restore). */
-function decideRevert(command: Of<'revert'>, state: ConfigState): DomainEvent[] {
+function decideRevert(command: Of<'revert'>, state: ConfigState, rules: DecideRules): DomainEvent[] {
   const resource = collectionOf(command.resource);
   const col = state.collections[command.resource];
   const current: EntryRecord | undefined = col.get(command.id);
@@ -123,23 +160,26 @@ function decideRevert(command: Of<'revert'>, state: ConfigState): DomainEvent[] 
   if (current && !changedFields(resource, target, current).size && current.is_deleted === target.is_deleted) return [];
   if (soft && !target.is_deleted && current?.is_deleted) restoreErrors(state, resource, target);
   // A hard-deleted entry coming back is checked as a creation: every unique value, every reference.
-  checkEntry(state, resource, target, command.id, current);
+  checkEntry(state, resource, target, command.id, rules, current);
   const data = { id: command.id, to_version: command.toVersion, values: target };
   return [{ type: resource.events.reverted, data }];
 }
 
-/** The one pure decision: a command and the whole configuration in, the events to record out. */
-export function decide(command: Command, state: ConfigState): DomainEvent[] {
+/**
+ * The one pure decision: a command and the whole configuration in, the events to record out; `rules`:
+ * what the wings add.
+ */
+export function decide(command: Command, state: ConfigState, rules: DecideRules = NO_RULES): DomainEvent[] {
   switch (command.kind) {
     case 'create':
-      return decideCreate(command, state);
+      return decideCreate(command, state, rules);
     case 'replace':
     case 'patch':
-      return decideChange(command, state);
+      return decideChange(command, state, rules);
     case 'delete':
       return decideDelete(command, state);
     case 'revert':
-      return decideRevert(command, state);
+      return decideRevert(command, state, rules);
     default:
       return assertNever(command);
   }

@@ -18,8 +18,11 @@ export function checkExpected(expected: ExpectedVersion | undefined, version: nu
   if (version === undefined || !expected.includes(version)) throw new PreconditionFailed(expected, version ?? 0);
 }
 
-/** Ids are never reused: an explicit id must never have been taken, else the next one above all used ids. */
-export function allocateId(col: Collection, requested?: number): number {
+/**
+ * Ids are never reused: an explicit id must never have been taken, else the next one above all used
+ * ids, and at least `floor` (where another system that keeps the same rows allocates its own).
+ */
+export function allocateId(col: Collection, requested?: number, floor = 1): number {
   const resource = col.spec.name;
   if (requested !== undefined) {
     if (col.get(requested) || col.tombstone(requested))
@@ -33,7 +36,7 @@ export function allocateId(col: Collection, requested?: number): number {
         'create with an explicit id that was never used',
     );
   }
-  return col.lastId + 1;
+  return Math.max(col.lastId + 1, Math.min(floor, MAX_ID));
 }
 
 /** Refuses a unique value that another entry holds; only keys made of `changed` fields are looked at. */

@@ -4,19 +4,21 @@ import Koa, { type Context } from 'koa';
 import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import type { Logger } from 'pino';
 import type { ConfigService, ParseWrite } from '../application/service.js';
+import type { Principal } from '../application/tokens.js';
 import type { AccessSettings } from '../config.js';
 import { isResourceName } from '../domain/resources.js';
+import type { Role } from '../domain/tokens/resource.js';
 import { type CiphertextOpener, WriteValidator } from '../schemas/validator.js';
 import { consoleRoutes } from './console.js';
 import { docsAsset, docsPage } from './docs.js';
 import { errorHandler, methodNotAllowed, misdirected, unknownResource, unknownRoute } from './errors.js';
 import { withFastReads } from './fast-read.js';
 import { type HostCheck, hostCheck } from './hosts.js';
-import { type Access, authorize, identify } from './identity.js';
+import { type Access, authorize, basicCredentials, identify, Unauthorized } from './identity.js';
 import { accessLog, cors, hardening, nameResource, requestContext, trailingSlash } from './middleware.js';
 import { healthz, Metrics, metrics, Readiness, readyz } from './operations.js';
 import { refuseQuery } from './request.js';
-import type { RouteModule } from './route-module.js';
+import type { OtherCredentials, RouteModule } from './route-module.js';
 import { changeStream, changes, diff, KEEP_ALIVE_MS } from './routes/changes.js';
 import {
   API_ROUTES,
@@ -97,11 +99,13 @@ function apiHandlers(deps: ResolvedDeps, validator: WriteValidator): Record<ApiR
  * Identifies the caller (a bad token is a 401, never anonymous) and checks the route's access;
  * `basic`: the route also takes Basic authentication.
  */
-function guarded(access: Access, handle: Handle, deps: AppDeps, basic = false): Handle {
+function guarded(access: Access, handle: Handle, deps: AppDeps, basic = false, other?: OtherCredentials): Handle {
   const anonymousRole = deps.access?.anonymousRole ?? 'writer';
-  return (ctx) => {
+  return async (ctx) => {
     if (access !== 'open') {
-      const principal = identify(ctx, deps.service, anonymousRole, basic);
+      const principal = other
+        ? await identifyOrOther(ctx, deps.service, anonymousRole, other)
+        : identify(ctx, deps.service, anonymousRole, basic);
       ctx.state.principal = principal;
       ctx.state.actor = principal.actor;
       authorize(principal, access, basic);
@@ -110,14 +114,39 @@ function guarded(access: Access, handle: Handle, deps: AppDeps, basic = false): 
   };
 }
 
+/** A token (bearer, or Basic's password), else Basic credentials another system knows; a refusal as for a bad token. */
+async function identifyOrOther(
+  ctx: Context,
+  service: ConfigService,
+  anonymousRole: Role | 'none',
+  other: OtherCredentials,
+): Promise<Principal> {
+  try {
+    return identify(ctx, service, anonymousRole, true);
+  } catch (error) {
+    const credentials = basicCredentials(ctx.get('Authorization'));
+    if (!(error instanceof Unauthorized) || !credentials) throw error;
+    const principal = await other(credentials.user, credentials.password);
+    if (!principal) throw error;
+    return principal;
+  }
+}
+
 function routes(deps: ResolvedDeps): Router {
   const router = new Router();
   const handlerDeps = { service: deps.service, validator: deps.validator ?? new WriteValidator(deps.openCrypted) };
   const byPath = new Map<string, Method[]>();
-  const mount = (openApiPath: string, method: Method, access: Access, handle: Handle, basic?: boolean) => {
+  const mount = (
+    openApiPath: string,
+    method: Method,
+    access: Access,
+    handle: Handle,
+    basic?: boolean,
+    other?: OtherCredentials,
+  ) => {
     const path = openApiPath.replace(/\{(\w+)\}/g, ':$1');
     byPath.set(path, [...(byPath.get(path) ?? []), method]);
-    router.register(path, [method], guarded(access, handle, deps, basic) as (ctx: Context) => Promise<void>);
+    router.register(path, [method], guarded(access, handle, deps, basic, other) as (ctx: Context) => Promise<void>);
   };
   // One route per shape, for every resource at once (a router walks its routes in turn; 56 of
   // them were most of a small read's routing time). The resource is checked first (a 404 for an
@@ -139,7 +168,9 @@ function routes(deps: ResolvedDeps): Router {
   const parse: ParseWrite = (resource, mode, body) => validator.parse(resource, mode, body).input;
   for (const module of deps.modules ?? []) {
     const handlers = module.handlers({ service: deps.service, parse });
-    for (const route of module.routes) mount(route.path, route.method, route.access, handlers[route.kind], route.basic);
+    for (const route of module.routes) {
+      mount(route.path, route.method, route.access, handlers[route.kind], route.basic, route.otherCredentials);
+    }
   }
   for (const route of SERVICE_ROUTES)
     mount(route.path, route.method, route.access, (ctx) => api[route.kind](ctx, route));

@@ -38,14 +38,17 @@ export function identify(ctx: Context, service: ConfigService, anonymousRole: Ro
   return identifyBy(ctx.get('Authorization'), service, anonymousRole, basic);
 }
 
-/** The token of `Basic base64(user:token)`; the user name is not looked at (the token's name is the actor). */
-function basicToken(header: string): string | undefined {
+/** The user and password of `Basic base64(user:password)`, or undefined. */
+export function basicCredentials(header: string): { user: string; password: string } | undefined {
   const credentials = /^Basic +([A-Za-z0-9+/]+={0,2})$/i.exec(header);
   if (!credentials) return undefined;
   const text = Buffer.from(credentials[1], 'base64').toString('utf8');
   const colon = text.indexOf(':');
-  return colon < 0 ? undefined : text.slice(colon + 1);
+  return colon < 0 ? undefined : { user: text.slice(0, colon), password: text.slice(colon + 1) };
 }
+
+/** The token of `Basic base64(user:token)`; the user name is not looked at (the token's name is the actor). */
+const basicToken = (header: string): string | undefined => basicCredentials(header)?.password;
 
 /** `identify`, from the Authorization header's value ('' when there is none). */
 export function identifyBy(

@@ -49,8 +49,23 @@ export class Lag {
 export class Readiness {
   stopping = false;
   readonly lag = new Lag();
+  private readonly checks: (() => string | undefined)[] = [];
 
   constructor(readonly maxLagMs = 2000) {}
+
+  /** The plug point of a wing's readiness (PmaControl's projection blocked): a reason not to be ready, or undefined. */
+  add(check: () => string | undefined): void {
+    this.checks.push(check);
+  }
+
+  /** The first reason a wing gives not to be ready. */
+  wingReason(): string | undefined {
+    for (const check of this.checks) {
+      const reason = check();
+      if (reason) return reason;
+    }
+    return undefined;
+  }
 }
 
 /**
@@ -200,6 +215,8 @@ export async function readyz(ctx: Context, service: ConfigService, readiness: Re
   if (readiness.stopping) return notReady('stopping');
   if (service.keyRotated) return notReady('the secret key was rotated: restart this instance with the new key');
   if (service.repairing) return notReady('rebuilding the stored read models from the log: damage was found in them');
+  const wing = readiness.wingReason();
+  if (wing) return notReady(wing);
   let head: number;
   try {
     head = await service.storeHead(STORE_TIMEOUT_MS);

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { OperationObject, TagObject } from 'openapi3-ts/oas31';
 import type { ConfigService, ParseWrite } from '../application/service.js';
+import type { Principal } from '../application/tokens.js';
 import type { Access } from './identity.js';
 import type { Method } from './routes/descriptors.js';
 
@@ -20,7 +21,15 @@ export interface ModuleRoute {
   access: Access;
   /** Also takes Basic authentication, the token as the password (PmaControl's scripts send Basic). */
   basic?: boolean;
+  /**
+   * Basic credentials of another system this route also takes, when they are not a token's
+   * (PmaControl's webservice users): the principal they stand for, or undefined.
+   */
+  otherCredentials?: OtherCredentials;
 }
+
+/** Checks a user and password of another system: the principal, or undefined when they are not its. */
+export type OtherCredentials = (user: string, password: string) => Promise<Principal | undefined>;
 
 /** What the core gives a module's handlers. */
 export interface ModuleDeps {
@@ -41,7 +50,7 @@ export interface RouteModule {
   handlers(deps: ModuleDeps): Record<string, RouteHandle>;
 }
 
-export { readJson } from './body.js';
+export { type BodyBounds, readJson, readJsonBounded } from './body.js';
 export { invalidQuery, RequestError } from './errors.js';
 export { parseMoment } from './moments.js';
 export { parseId, refuseQuery, singleParameters } from './request.js';
