@@ -22,7 +22,7 @@ export function genesisEvents(keyFingerprint: string): DomainEvent[] {
     })),
     {
       type: 'ClientCreated',
-      data: { id: FALLBACK_CLIENT_ID, libelle: 'Unassigned', logo: '', is_monitored: false },
+      data: { id: FALLBACK_CLIENT_ID, libelle: 'Unassigned', logo: '', is_monitored: false, is_display: true },
     },
     { type: 'SecretKeyRecorded', data: { fingerprint: keyFingerprint } },
   ];

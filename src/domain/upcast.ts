@@ -18,12 +18,27 @@ const STEPS: Record<number, Step> = {
   1: (event) => (CASCADE_RECORDED.has(event.type) ? { ...event, data: { ...event.data, cascade: 'recorded' } } : event),
 };
 
+/** An event whose data (or whose `values`, for a revert) lacks `fields`: given them, at these values. */
+const withFields =
+  (fields: Record<string, unknown>, under?: 'values'): Step =>
+  (event) => {
+    const held = (under ? event.data[under] : event.data) as Record<string, unknown> | undefined;
+    if (!held || Object.keys(fields).every((field) => field in held)) return event;
+    const filled = { ...held, ...Object.fromEntries(Object.entries(fields).filter(([field]) => !(field in held))) };
+    return { ...event, data: under ? { ...event.data, [under]: filled } : filled };
+  };
+
 /**
  * Fields added to an event type's data, and their value in the events written before them: tokens
  * are issued and revoked through the generic creation and update, whose data holds every field
- * (`revoked_at`) and the changes (`changes.revoked_at`, the time of the revocation).
+ * (`revoked_at`) and the changes (`changes.revoked_at`, the time of the revocation); clients gained
+ * `is_display` (shown in PmaControl's lists: true), servers `ssh_keys` (none).
  */
 const DEFAULTS: Record<string, Step> = {
+  ClientCreated: withFields({ is_display: true }),
+  ClientReverted: withFields({ is_display: true }, 'values'),
+  ServerCreated: withFields({ ssh_keys: [] }),
+  ServerReverted: withFields({ ssh_keys: [] }, 'values'),
   TokenIssued: (event) =>
     'revoked_at' in event.data ? event : { ...event, data: { ...event.data, revoked_at: null } },
   TokenRevoked: (event) =>

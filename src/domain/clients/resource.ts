@@ -16,6 +16,7 @@ export const clients = defineResource({
     libelle: text(1, 100, { required: true, search: true, description: 'the name, unique (case-insensitive)' }),
     logo: text(0, 250, { default: '', search: true, description: 'file name or URL of a logo' }),
     is_monitored: boolean({ default: true, description: "whether PmaControl monitors this client's servers" }),
+    is_display: boolean({ default: true, description: 'whether PmaControl shows this client in its lists' }),
   },
   unique: [
     { fields: ['libelle'], caseInsensitive: ['libelle'], describe: (client) => `client libelle "${client.libelle}"` },

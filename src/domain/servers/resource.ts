@@ -85,6 +85,14 @@ export const servers = defineResource({
       whenTargetDeleted: 'remove',
       description: 'ids of the tags the server carries, without duplicates, in ascending order',
     }),
+    ssh_keys: refs('ssh-keys', 100, {
+      default: [],
+      filterAs: 'ssh_key',
+      whenTargetDeleted: 'remove',
+      description:
+        'ids of the SSH keys PmaControl may use to reach the host, without duplicates, in ascending order ' +
+        '(PmaControl `link__mysql_server__ssh_key`)',
+    }),
   },
   unique: [
     { fields: ['name'], caseInsensitive: ['name'], describe: (server) => `server name "${server.name}"` },
@@ -97,7 +105,10 @@ export const servers = defineResource({
   pmacontrol: {
     table: 'mysql_server',
     cryptedColumn: 'is_password_crypted',
-    links: { tags: { table: 'link__mysql_server__tag', owner: 'id_mysql_server', target: 'id_tag' } },
+    links: {
+      tags: { table: 'link__mysql_server__tag', owner: 'id_mysql_server', target: 'id_tag' },
+      ssh_keys: { table: 'link__mysql_server__ssh_key', owner: 'id_mysql_server', target: 'id_ssh_key' },
+    },
   },
   deletion: 'soft',
   cryptedInput: 'is_password_crypted',
