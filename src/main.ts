@@ -230,6 +230,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   metrics.watch(service);
   const projection = await pmacontrolPart(config, pmacontrolDb, { service, logger, validator, metrics });
   const { readiness, handler } = serveHttp(config, logger, service, metrics, { log, projection, validator });
+  if (projection) readiness.add(() => projection.notReady());
   let listening: Listening;
   try {
     listening = await listen(config.http, config.port, config.host, handler);

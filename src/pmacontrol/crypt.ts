@@ -43,15 +43,41 @@ export function createPmaControlCrypt(cryptKey: Buffer): PmaControlCrypt {
       return unserializeString(plain);
     },
     encrypt(plain) {
-      const value = Buffer.from(plain, 'utf8');
-      const serialized = Buffer.concat([Buffer.from(`s:${value.length}:"`, 'latin1'), value, Buffer.from('";')]);
       const iv = randomBytes(16);
       const cipher = createCipheriv('aes-256-cbc', key, iv);
-      const encrypted = Buffer.concat([cipher.update(deflateSync(serialized)), cipher.final(), iv]);
+      const encrypted = Buffer.concat([cipher.update(compressed(plain)), cipher.final(), iv]);
       return encrypted.toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=/g, ',');
     },
   };
 }
+
+/** The value PHP-serialised as a string, then compressed as `gzcompress` does: what is encrypted. */
+function compressed(plain: string): Buffer {
+  const value = Buffer.from(plain, 'utf8');
+  return deflateSync(Buffer.concat([Buffer.from(`s:${value.length}:"`, 'latin1'), value, Buffer.from('";')]));
+}
+
+/**
+ * How many characters PmaControl's ciphertext of `plain` takes (the same under any key, any IV):
+ * what must fit in the column that keeps it.
+ */
+export function ciphertextLength(plain: string): number {
+  return base64Length(compressed(plain).length);
+}
+
+/**
+ * The most characters `plain`'s ciphertext can take, without compressing it: zlib's compressBound
+ * of its bytes (bench/pmacontrol.ts: compressing every password of every write to check a column's
+ * room cost a tenth of the write path; the bound settles all but values near the column's length).
+ */
+export function ciphertextBound(plain: string): number {
+  const bytes = Buffer.byteLength(plain, 'utf8');
+  const n = bytes + String(bytes).length + 6; // PHP-serialised: s:<bytes>:"…";
+  return base64Length(n + (n >> 12) + (n >> 14) + (n >> 25) + 13);
+}
+
+/** Base64 of the IV and the AES-CBC blocks of `length` bytes (PKCS#7 always adds a block's padding). */
+const base64Length = (length: number) => Math.ceil(((Math.floor(length / 16) + 1) * 16 + 16) / 3) * 4;
 
 /**
  * Reads PMACONTROL_CRYPT_KEY_FILE: PmaControl's `configuration/crypt.config.php` (the value given to

@@ -4,11 +4,12 @@ import type { ResourceName } from '../domain/resources.js';
 import { sameValue } from '../domain/shared/diff.js';
 import { DomainError, type FieldError, ValidationFailed } from '../domain/shared/errors.js';
 import type { Sealed } from '../domain/shared/fields.js';
+import { MAX_ID } from '../domain/shared/types.js';
 import type { EntryRecord } from '../engine/table.js';
-import type { PmaControlCrypt } from './crypt.js';
+import { Turns } from '../engine/turns.js';
 import type { PmaControlDatabase } from './database.js';
 import { KEPT, type Kept, type Row } from './rows.js';
-import { documentFromTables, type PmaControlTables, TABLES } from './tables.js';
+import { documentFromTablesPaced, type PmaControlTables, TABLES } from './tables.js';
 
 /**
  * Drift: what PmaControl's tables say that the configuration does not, once the projection has
@@ -42,7 +43,8 @@ export type DriftSelection = { all: true } | { items: { table: string; id: numbe
 export interface DriftDeps {
   service: ConfigService;
   database: PmaControlDatabase;
-  crypt: PmaControlCrypt;
+  /** Opens PmaControl's ciphertexts (remembering those already opened). */
+  decrypt: (ciphertext: string) => string;
   /** The entries changed since a position: not compared. */
   changedSince(position: number): Promise<Set<string>>;
 }
@@ -109,13 +111,17 @@ function compare(kept: Kept, entry: EntryRecord, read: ReturnType<typeof readBac
   return items;
 }
 
-/** Reads PmaControl's tables and compares them with the entries. */
+/**
+ * Reads PmaControl's tables and compares them with the entries, a slice at a time (12,000 servers
+ * never hold the event loop: bench/pmacontrol.ts, the concurrent /healthz).
+ */
 export async function findDrift(deps: DriftDeps, parse: ParseWrite): Promise<Drift> {
-  const { service, database, crypt } = deps;
+  const { service, database, decrypt } = deps;
   const { position } = await database.state();
   const changed = await deps.changedSince(position);
-  const decrypt = (ciphertext: string) => crypt.decrypt(ciphertext);
-  const { document, problems } = documentFromTables(await readAll(database), decrypt);
+  const turns = new Turns();
+  const pause = () => turns.pause();
+  const { document, problems } = await documentFromTablesPaced(await readAll(database), decrypt, pause);
   const unreadable = new Map<string, FieldError[]>();
   for (const p of problems) {
     const kept = KEPT.find((k) => k.table.table === p.table);
@@ -129,6 +135,7 @@ export async function findDrift(deps: DriftDeps, parse: ParseWrite): Promise<Dri
     const theirs = new Map((document.resources[kept.name] ?? []).map((row) => [Number(row.id), row]));
     const ids = new Set([...theirs.keys(), ...[...service.state.collections[kept.name].values()].map((e) => e.id)]);
     for (const id of [...ids].sort((a, b) => a - b)) {
+      await pause();
       if (changed.has(key(kept.name, id))) continue;
       const entry = service.state.collections[kept.name].get(id);
       const row = theirs.get(id);
@@ -137,7 +144,9 @@ export async function findDrift(deps: DriftDeps, parse: ParseWrite): Promise<Dri
         : row && readBack(kept, row, parse);
       if (read) rows.set(key(kept.name, id), read);
       const base = { table: kept.table.table, id };
-      if (!row) items.push({ ...base, column: null, service: 'row', pmacontrol: null });
+      // Before anything was applied, an entry without its row is not drift: the first write inserts it.
+      if (!row && position !== 0) items.push({ ...base, column: null, service: 'row', pmacontrol: null });
+      else if (!row) continue;
       else if (!entry) items.push({ ...base, column: null, service: null, pmacontrol: 'row' });
       else items.push(...compare(kept, entry, read!, open));
     }
@@ -162,11 +171,18 @@ const keptOfTable = (table: string) => KEPT.find((kept) => kept.table.table === 
 
 /**
  * The writes that make the configuration say what PmaControl's rows say, for the chosen
- * differences: a row only PmaControl has is created (its id kept), an entry whose row is gone is
- * deleted, columns are patched with PmaControl's values.
+ * differences, and only for them: a row only PmaControl has is created (its id kept), an entry whose
+ * row is gone is deleted, a column chosen is patched with PmaControl's value — the other columns of
+ * the row are not touched. A row that does not read as a write would, or an id the API would refuse,
+ * is a problem, listed with those met deciding the writes (drift-keeper.ts): any problem, nothing is
+ * adopted.
  */
-export function adoptRequests(drift: Drift, chosen: DriftItem[]): WriteRequest[] {
-  const requests: WriteRequest[] = [];
+export function adoptRequests(
+  drift: Drift,
+  chosen: DriftItem[],
+): { requests: { request: WriteRequest; where: string }[]; problems: FieldError[] } {
+  const requests: { request: WriteRequest; where: string }[] = [];
+  const problems: FieldError[] = [];
   const byEntry = new Map<string, DriftItem[]>();
   for (const item of chosen)
     byEntry.set(`${item.table}/${item.id}`, [...(byEntry.get(`${item.table}/${item.id}`) ?? []), item]);
@@ -175,20 +191,26 @@ export function adoptRequests(drift: Drift, chosen: DriftItem[]): WriteRequest[]
     const kept = keptOfTable(table);
     const resource = kept.name as ResourceName;
     const read = drift.rows.get(key(resource, id));
-    if (read?.problems) {
-      throw new ValidationFailed(
-        read.problems.map((p) => ({ ...p, field: `${table}/${id}${p.field ? `.${p.field}` : ''}` })),
-      );
-    }
+    const where = (field: string) => `${table}/${id}${field ? `.${field}` : ''}`;
+    const add = (request: Record<string, unknown>) =>
+      requests.push({ request: request as WriteRequest, where: where('') });
     const whole = items.find((item) => item.column === null);
     if (whole?.pmacontrol === null) {
-      requests.push({ kind: 'delete', resource, id } as WriteRequest);
+      add({ kind: 'delete', resource, id });
+      continue;
+    }
+    if (whole && (!Number.isSafeInteger(id) || id < 1 || id > MAX_ID)) {
+      problems.push({ field: where('id'), code: 'invalid_id', message: `must be an integer from 1 to ${MAX_ID}` });
+      continue;
+    }
+    if (read?.problems) {
+      problems.push(...read.problems.map((p) => ({ ...p, field: where(p.field) })));
       continue;
     }
     const input = read!.input!;
     if (whole) {
-      requests.push({ kind: 'create', resource, id, input } as WriteRequest);
-      if (read!.deleted) requests.push({ kind: 'delete', resource, id } as WriteRequest);
+      add({ kind: 'create', resource, id, input });
+      if (read!.deleted) add({ kind: 'delete', resource, id });
       continue;
     }
     const fields: Row = {};
@@ -199,15 +221,23 @@ export function adoptRequests(drift: Drift, chosen: DriftItem[]): WriteRequest[]
         else fields.is_deleted = false;
       } else fields[item.column!] = input[item.column!];
     }
-    if (Object.keys(fields).length > 0) requests.push({ kind: 'patch', resource, id, input: fields } as WriteRequest);
-    if (deleteIt) requests.push({ kind: 'delete', resource, id } as WriteRequest);
+    if (Object.keys(fields).length > 0) add({ kind: 'patch', resource, id, input: fields });
+    if (deleteIt) add({ kind: 'delete', resource, id });
   }
-  return requests;
+  return { requests, problems };
 }
 
-/** The entries whose rows an overwrite writes again (or deletes, for a row the service does not have). */
-export function overwriteEntries(chosen: DriftItem[]): { kept: Kept; id: number }[] {
-  const seen = new Map<string, { kept: Kept; id: number }>();
-  for (const { table, id } of chosen) seen.set(`${table}/${id}`, { kept: keptOfTable(table), id });
+/**
+ * The entries whose rows an overwrite writes, each with the columns chosen (null: the whole row,
+ * inserted, or deleted for a row the service does not have).
+ */
+export function overwriteEntries(chosen: DriftItem[]): { kept: Kept; id: number; columns: Set<string> | null }[] {
+  const seen = new Map<string, { kept: Kept; id: number; columns: Set<string> | null }>();
+  for (const { table, id, column } of chosen) {
+    const entry = seen.get(`${table}/${id}`) ?? { kept: keptOfTable(table), id, columns: new Set<string>() };
+    if (column === null) entry.columns = null;
+    else entry.columns?.add(column);
+    seen.set(`${table}/${id}`, entry);
+  }
   return [...seen.values()];
 }

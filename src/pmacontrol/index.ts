@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { createPmaControlCrypt, readPmaControlCryptKey } from './crypt.js';
 import type { PmaControlDatabase } from './database.js';
 import { PmaControlProjection } from './projection.js';
+import { pmacontrolRules } from './rules.js';
 
 /**
  * PmaControl on this service (section 14), a wing of its own: its ciphertexts (crypt.ts), its tables
@@ -65,6 +66,7 @@ export function pmacontrolProjection(config: Config, parts: ProjectionParts): Pm
   const { service, database, parse } = parts;
   const logger = parts.logger.child({ component: 'pmacontrol' });
   const projection = new PmaControlProjection({ service, database, crypt, logger, leaseMs, driftMs, parse });
+  service.write.addRules(pmacontrolRules(projection, (sealed) => service.write.openSealed(sealed)));
   parts.gauge(
     'pmacontrol_tables_lag_events',
     "Events not yet written into PmaControl's tables (PMACONTROL_DB_URL), as this instance knows",

@@ -118,9 +118,20 @@ const STATUS: SchemaObject = {
     position: { type: 'integer', minimum: 0, description: 'the last position written into the tables (0: none yet)' },
     log_position: { type: 'integer', minimum: 0, description: "the position of the log's last event" },
     lag: { type: 'integer', minimum: 0, description: 'events not written into the tables yet' },
-    applied_at: { type: ['string', 'null'], description: 'when the last batch was written (UTC)' },
+    applied_at: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'when the last batch was written (ISO 8601, UTC, microseconds)',
+    },
     last_error: { type: ['string', 'null'], description: "the last error met writing PmaControl's database" },
     last_error_at: { type: ['string', 'null'], format: 'date-time', description: 'when it was met' },
+    blocked: {
+      type: ['string', 'null'],
+      description:
+        "why the next batch cannot be written as PmaControl's tables are (a row this service did not write, a " +
+        'unique value another row holds, a value a column cannot hold); null when it can. It is tried again, ' +
+        'never skipped, and /readyz answers not ready with this reason meanwhile',
+    },
     drift: {
       type: ['integer', 'null'],
       minimum: 0,
@@ -139,6 +150,7 @@ const STATUS: SchemaObject = {
     'applied_at',
     'last_error',
     'last_error_at',
+    'blocked',
     'drift',
     'drift_checked_at',
   ],
@@ -166,9 +178,10 @@ export function pmacontrolStatus(): OperationObject {
           position: 1532,
           log_position: 1532,
           lag: 0,
-          applied_at: '2026-11-28 09:55:11.123456',
+          applied_at: '2026-11-28T09:55:11.123456Z',
           last_error: null,
           last_error_at: null,
+          blocked: null,
           drift: 0,
           drift_checked_at: '2026-11-28T09:50:00.000Z',
         }),

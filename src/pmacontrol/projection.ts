@@ -1,21 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { Caller, ConfigService, ParseWrite } from '../application/service.js';
+import type { ConfigService, ParseWrite, Principal } from '../application/service.js';
 import type { ResourceName } from '../domain/resources.js';
+import type { Sealed } from '../domain/shared/fields.js';
 import type { PmaControlCrypt } from './crypt.js';
-import type { PmaControlDatabase, ProjectionState } from './database.js';
-import {
-  adoptRequests,
-  type Drift,
-  type DriftDeps,
-  type DriftSelection,
-  findDrift,
-  overwriteEntries,
-  selected,
-} from './drift.js';
-import { entryWrites } from './row-writes.js';
+import { Blocked, type PmaControlDatabase, type ProjectionState } from './database.js';
+import { DriftKeeper } from './drift-keeper.js';
 import { KEPT, keptOf } from './rows.js';
+import { nowDatetime, type WriteScope, writeTables } from './table-writes.js';
+import { touchedSince } from './touched.js';
+import { webserviceUser } from './webservice-users.js';
 
 /**
  * Keeps PmaControl's tables equal to the configuration (PMACONTROL_DB_URL): it follows the log and,
@@ -39,6 +34,12 @@ export interface ProjectionStatus {
   applied_at: string | null;
   last_error: string | null;
   last_error_at: string | null;
+  /**
+   * Why the next batch cannot be applied as PmaControl's tables are (rows this service did not
+   * write, a unique value another row holds, a value PmaControl cannot store); null when it can. It
+   * is retried, never skipped; meanwhile /readyz says not ready with this reason.
+   */
+  blocked: string | null;
   /** Differences found by the last scheduled look for drift, and when (null: not looked yet). */
   drift: number | null;
   drift_checked_at: string | null;
@@ -78,6 +79,11 @@ export class PmaControlProjection {
   private lastError: { message: string; at: string } | null = null;
   private down = false;
   private lastDrift: { count: number; at: string } | null = null;
+  private blocked: string | null = null;
+  /** PmaControl's AUTO_INCREMENT by table, as last read (at most every third of a lease): where its next rows go. */
+  private nextIds = new Map<string, number>();
+  private idsAt = 0;
+  private keeper?: DriftKeeper;
   private nextDrift = 0;
   /** When the lease must be renewed, if no batch has renewed it by then. */
   private renewAt = 0;
@@ -115,6 +121,7 @@ export class PmaControlProjection {
       applied_at: appliedAt,
       last_error: this.lastError?.message ?? null,
       last_error_at: this.lastError?.at ?? null,
+      blocked: this.blocked,
       drift: this.lastDrift?.count ?? null,
       drift_checked_at: this.lastDrift?.at ?? null,
     };
@@ -126,6 +133,7 @@ export class PmaControlProjection {
       let more = false;
       try {
         more = await this.step();
+        this.blocked = null;
         if (this.down)
           this.options.logger.info(
             { position: this.known.position },
@@ -137,13 +145,23 @@ export class PmaControlProjection {
         failures++;
         this.applying = false;
         this.lastError = { message: said(error), at: new Date().toISOString() };
-        if (!this.down) {
-          this.options.logger.warn(
-            { err: this.lastError.message },
-            "pmacontrol projection: PmaControl's database cannot be written; retrying",
-          );
+        if (error instanceof Blocked) {
+          if (this.blocked !== error.message) {
+            this.options.logger.error(
+              { reason: error.message },
+              "pmacontrol projection: a batch cannot be applied to PmaControl's tables as they are; retrying",
+            );
+          }
+          this.blocked = error.message;
+        } else {
+          if (!this.down) {
+            this.options.logger.warn(
+              { err: this.lastError.message },
+              "pmacontrol projection: PmaControl's database cannot be written; retrying",
+            );
+          }
+          this.down = true;
         }
-        this.down = true;
       }
       if (more && failures === 0) continue;
       const { leaseMs, driftMs } = this.options;
@@ -162,6 +180,16 @@ export class PmaControlProjection {
     }
   }
 
+  /** A user of PmaControl's `webservice_user` table, with its password: the principal of its push jobs, or undefined. */
+  webserviceUser(user: string, password: string): Promise<Principal | undefined> {
+    return webserviceUser(this.options.database, this.options.crypt, user, password);
+  }
+
+  /** Why this instance is not ready: a batch it cannot apply to PmaControl's tables, or undefined. */
+  notReady(): string | undefined {
+    return this.blocked ? `PmaControl's tables cannot take the next batch: ${this.blocked}` : undefined;
+  }
+
   /** One turn: the lease taken or renewed, then one batch applied if this instance holds it; true if more waits. */
   private async step(): Promise<boolean> {
     const { database, leaseMs } = this.options;
@@ -169,6 +197,7 @@ export class PmaControlProjection {
     if (!this.applying || Date.now() >= this.renewAt) {
       this.applying = await database.lease(this.holder, leaseMs);
       this.known = await database.state();
+      await this.readNextIds();
       this.renewAt = Date.now() + leaseMs / 3;
     }
     if (!this.applying) return false;
@@ -176,15 +205,46 @@ export class PmaControlProjection {
       await this.scheduledDrift();
       return false;
     }
-    const { touched, position } = await this.touched(this.known.position);
-    const writes = await entryWrites(this.options, touched);
-    if (!(await database.apply(this.holder, leaseMs, position, writes))) {
+    const after = this.known.position;
+    const { touched, created, position } = await touchedSince(this.options.service, after, this.head, this.batch);
+    const scope: WriteScope = {
+      touched,
+      first: after === 0,
+      fresh: (resource, id) => after === 0 || created.has(`${resource}/${id}`),
+    };
+    if (!(await database.apply(this.holder, leaseMs, position, (tx) => writeTables(tx, this.writeDeps(), scope)))) {
       this.applying = false;
       return false;
     }
     this.renewAt = Date.now() + leaseMs / 3;
     this.known = { ...this.known, position, holder: this.holder, appliedAt: new Date().toISOString() };
+    if (Date.now() >= this.idsAt) await this.readNextIds();
     return position < this.head;
+  }
+
+  /** PmaControl's AUTO_INCREMENTs read again (one query of information_schema; not after every batch: bench/pmacontrol.ts). */
+  private async readNextIds(): Promise<void> {
+    this.nextIds = await this.options.database.nextIds(KEPT.map((kept) => kept.table.table));
+    this.idsAt = Date.now() + this.options.leaseMs / 3;
+  }
+
+  private writeDeps() {
+    const { service, crypt } = this.options;
+    return {
+      state: service.state,
+      open: (sealed: Sealed) => service.write.openSealed(sealed),
+      crypt,
+      now: nowDatetime(),
+    };
+  }
+
+  /**
+   * The smallest id a new entry of `resource` may take: above the rows PmaControl has made itself
+   * (its AUTO_INCREMENT, as last read), so that the service's rows and PmaControl's never meet.
+   */
+  firstId(resource: string): number {
+    const kept = keptOf(resource as ResourceName);
+    return kept ? (this.nextIds.get(kept.table.table) ?? 1) : 1;
   }
 
   /** Once caught up, every `driftMs`: drift looked for, logged and counted when there is some. */
@@ -192,7 +252,7 @@ export class PmaControlProjection {
     const { driftMs, logger } = this.options;
     if (driftMs === 0 || Date.now() < this.nextDrift) return;
     this.nextDrift = Date.now() + driftMs;
-    const { report } = await this.drift();
+    const { report } = await this.drift.drift();
     this.lastDrift = { count: report.items.length, at: report.checked_at };
     if (report.items.length > 0) {
       logger.warn(
@@ -202,82 +262,29 @@ export class PmaControlProjection {
     }
   }
 
-  /** The entries changed since `position` (`resource/id`): not compared for drift. */
-  async changedSince(position: number): Promise<Set<string>> {
-    if (position === 0)
-      return new Set(
-        KEPT.flatMap((k) =>
-          [...this.options.service.state.collections[k.name].values()].map((e) => `${k.name}/${e.id}`),
-        ),
-      );
-    const { touched } = await this.touched(position, Number.POSITIVE_INFINITY);
-    return new Set([...touched].flatMap(([name, ids]) => [...ids].map((id) => `${name}/${id}`)));
-  }
-
-  private get driftDeps(): DriftDeps {
-    const { service, database, crypt } = this.options;
-    return { service, database, crypt, changedSince: (position) => this.changedSince(position) };
-  }
-
-  /** What PmaControl's tables say that the configuration does not. */
-  drift(): Promise<Drift> {
-    return findDrift(this.driftDeps, this.options.parse);
-  }
-
-  /** The chosen differences recorded as changes, under `caller` (actor `pmacontrol`), all or none. */
-  async adopt(selection: DriftSelection, caller: Caller): Promise<{ adopted: number; events: number }> {
-    const drift = await this.drift();
-    const chosen = selected(drift.report, selection);
-    const requests = adoptRequests(drift, chosen);
-    const events = await this.options.service.write.batch((batch) => {
-      const refusal = batch.unit(() => {
-        for (const request of requests) batch.apply(request);
-      });
-      if (refusal) throw refusal;
-      return batch.size;
-    }, caller);
-    return { adopted: chosen.length, events };
-  }
-
-  /** The chosen rows written again as the configuration has them (a row it does not have: deleted). */
-  async overwrite(selection: DriftSelection): Promise<{ overwritten: number }> {
-    const drift = await this.drift();
-    const chosen = selected(drift.report, selection);
-    const touched = new Map<ResourceName, Set<number>>();
-    for (const { kept, id } of overwriteEntries(chosen))
-      touched.set(kept.name, (touched.get(kept.name) ?? new Set()).add(id));
-    await this.options.database.overwrite(await entryWrites(this.options, touched));
-    return { overwritten: chosen.length };
-  }
-
   /**
-   * The entries the events after `after` touched (themselves and what they changed in passing), and
-   * the position they reach; after nothing (0), every entry.
+   * The entries changed since `position` (`resource/id`): lag, not drift. Before anything was applied
+   * (0), nothing: every row is compared, so that a first write held back by rows this service does not
+   * know lists them to adopt.
    */
-  private async touched(
-    after: number,
-    batch = this.options.batch ?? 5000,
-  ): Promise<{ touched: Map<ResourceName, Set<number>>; position: number }> {
-    const { service } = this.options;
-    const touched = new Map<ResourceName, Set<number>>();
-    const add = (resource: string, id: number) => {
-      if (!keptOf(resource as ResourceName)) return;
-      const ids = touched.get(resource as ResourceName) ?? new Set<number>();
-      touched.set(resource as ResourceName, ids.add(id));
-    };
-    const head = this.head;
-    if (after === 0) {
-      for (const kept of KEPT)
-        for (const entry of service.state.collections[kept.name].values()) add(kept.name, entry.id);
-      return { touched, position: head };
-    }
-    let count = 0;
-    for await (const item of service.changes.changes({ after, before: head + 1, order: 'asc', tokens: false })) {
-      // An event that changed no entry (a secret read) has no revision: nothing to write.
-      if (item.resource && item.id !== null && item.revision !== null) add(item.resource, item.id);
-      for (const effect of item.effects) add(effect.resource, effect.id);
-      if (++count >= batch) return { touched, position: item.position };
-    }
-    return { touched, position: head };
+  async changedSince(position: number): Promise<Set<string>> {
+    if (position === 0) return new Set();
+    const { touched } = await touchedSince(this.options.service, position, this.head, Number.POSITIVE_INFINITY);
+    return new Set([...touched].flatMap(([name, ids]) => [...ids.keys()].map((id) => `${name}/${id}`)));
+  }
+
+  private get batch(): number {
+    return this.options.batch ?? 5000;
+  }
+
+  /** Drift: computed once per change of either side, adopted, overwritten (drift-keeper.ts). */
+  get drift(): DriftKeeper {
+    this.keeper ??= new DriftKeeper({
+      ...this.options,
+      head: () => this.head,
+      changedSince: (position) => this.changedSince(position),
+      writeDeps: () => this.writeDeps(),
+    });
+    return this.keeper;
   }
 }

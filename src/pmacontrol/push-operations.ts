@@ -1,5 +1,6 @@
 import type { OperationObject, SchemaObject } from 'openapi3-ts/oas31';
 import { json, problems, ref, requestIdHeader } from '../openapi/operation-kit.js';
+import { PUSH_BOUNDS } from './push-request.js';
 
 /** The OpenAPI operation of PmaControl's push: its body and answer, written out member by member. */
 
@@ -104,46 +105,62 @@ const ITEM: SchemaObject = {
   additionalProperties: false,
 };
 const ITEMS = (description: string): SchemaObject => ({ type: 'array', items: ITEM, description });
+const LINES = (description: string): SchemaObject => ({ type: 'array', items: { type: 'string' }, description });
 
 const PUSH_ANSWER: SchemaObject = {
   type: 'object',
+  description:
+    "What PmaControl's `pushServer` answers, so that a script written for it works unchanged, and this " +
+    "service's own detail beside it, under `details`.",
   properties: {
     authenticate: {
-      type: 'boolean',
-      const: true,
-      description: "the caller's token was accepted (PmaControl's answer has it)",
+      type: 'string',
+      const: 'ok',
+      description: 'the credentials were accepted (a refusal is a 401, before any of this)',
     },
     mysql: {
       type: 'object',
-      description: 'the `mysql` items by outcome',
+      description: 'the `mysql` items by outcome, as PmaControl words them: `<display_name> (<hostname>:<port>)`',
+      properties: {
+        inserted: LINES('servers created'),
+        updated: LINES('servers changed'),
+        failed: LINES('items refused, with why: nothing of them recorded'),
+      },
+      required: ['inserted', 'updated', 'failed'],
+      additionalProperties: false,
+    },
+    error: LINES('every problem, as `<field as sent>: <why>` (`mysql[3].port: must be …`)'),
+    details: {
+      type: 'object',
+      description: "this service's detail: each item with its place in the list and the server's id, by outcome",
       properties: {
         inserted: ITEMS('servers created'),
         updated: ITEMS('servers changed'),
         unchanged: ITEMS('servers already as the item says: nothing recorded'),
         failed: ITEMS('items refused, each with its problems: nothing of them recorded'),
+        haproxy: {
+          type: 'object',
+          description: 'the `haproxy` items',
+          properties: { ignored: ITEMS('read, not kept') },
+          required: ['ignored'],
+          additionalProperties: false,
+        },
+        problems: {
+          type: 'array',
+          description: 'why each failed item was refused: the field as sent (`mysql[3].port`), a code and a sentence',
+          items: {
+            type: 'object',
+            properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+            required: ['field', 'code', 'message'],
+            additionalProperties: false,
+          },
+        },
       },
-      required: ['inserted', 'updated', 'unchanged', 'failed'],
+      required: ['inserted', 'updated', 'unchanged', 'failed', 'haproxy', 'problems'],
       additionalProperties: false,
-    },
-    haproxy: {
-      type: 'object',
-      description: 'the `haproxy` items',
-      properties: { ignored: ITEMS('read, not kept') },
-      required: ['ignored'],
-      additionalProperties: false,
-    },
-    problems: {
-      type: 'array',
-      description: 'why each failed item was refused: the field as sent (`mysql[3].port`), a code and a sentence',
-      items: {
-        type: 'object',
-        properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
-        required: ['field', 'code', 'message'],
-        additionalProperties: false,
-      },
     },
   },
-  required: ['authenticate', 'mysql', 'haproxy', 'problems'],
+  required: ['authenticate', 'mysql', 'error', 'details'],
   additionalProperties: false,
 };
 
@@ -172,8 +189,15 @@ export function push(): OperationObject {
       'and created or changed so that it says what the item says; its client, environment and tags are found by name ' +
       'or created. One append for the whole push: pushing the same inventory again records nothing. An item that is ' +
       'refused is listed in `failed` with its problems, and the others are applied (an item stands or falls with ' +
-      'what it names). Tags are added, never taken away. The body and the credentials are never stored. Basic ' +
-      'authentication, the token as the password, is taken as well as a bearer token.',
+      "what it names). Tags are added, never taken away. Where an item is silent, a new server gets PmaControl's " +
+      "defaults (`ssh_login` `root`) and a new tag PmaControl's colour for its name. The answer is PmaControl's " +
+      "(`authenticate`, `mysql.inserted`/`updated` as its strings, `error`), this service's detail under " +
+      '`details`. The body and the credentials are never stored. Basic authentication is taken as well as a bearer ' +
+      "token: the token as the password, or, with PmaControl's database configured, the user and password of one " +
+      'of its enabled `webservice_user` rows (actor `pmacontrol:<user>`). A body is bounded: at most ' +
+      `${PUSH_BOUNDS.bytes / (1024 * 1024)} MiB, ${PUSH_BOUNDS.values} JSON values and ${PUSH_BOUNDS.depth} levels ` +
+      '(413 as soon as it is past them, read as a stream); text fields take strings only (a number is a 422: ' +
+      'it would not be kept as written); a body that is not UTF-8 is a 400.',
     parameters: [ref('parameters', 'XRequestId')],
     requestBody: { required: true, content: json(PUSH_REQUEST, PUSH_EXAMPLE_BODY) },
     responses: {
@@ -181,15 +205,17 @@ export function push(): OperationObject {
         description: 'what was done with each item',
         headers: requestIdHeader,
         content: json(PUSH_ANSWER, {
-          authenticate: true,
-          mysql: {
+          authenticate: 'ok',
+          mysql: { inserted: ['db-paris-01.example.net (db-paris-01.example.net:3306)'], updated: [], failed: [] },
+          error: [],
+          details: {
             inserted: [{ index: 0, server: 'db-paris-01.example.net:3306', id: 12 }],
             updated: [],
             unchanged: [],
             failed: [],
+            haproxy: { ignored: [] },
+            problems: [],
           },
-          haproxy: { ignored: [] },
-          problems: [],
         }),
       },
       ...problems('BadRequest', 'PayloadTooLarge', 'UnsupportedMediaType', 'ValidationFailed'),

@@ -42,6 +42,12 @@ export interface PushRequest {
 
 export type Body = Record<string, unknown>;
 
+/**
+ * How much a push may hold: 10,000 servers take about 3 MB and 150,000 values; a body of millions of
+ * tiny values is refused as soon as it is past these (bench/pmacontrol.ts, the junk push).
+ */
+export const PUSH_BOUNDS = { bytes: 16 * 1024 * 1024, values: 400_000, depth: 8 } as const;
+
 const MYSQL_KEYS = new Set([
   'fqdn',
   'ip',
@@ -84,10 +90,13 @@ class ItemReader {
     return undefined;
   }
 
+  /** A string; a number is refused: it would not be kept as written (`1e400` is Infinity, `0.10` is 0.1). */
   text(key: string): string | undefined {
     const value = this.body[key];
     if (value === undefined || value === null) return undefined;
-    if (typeof value === 'number') return String(value);
+    if (typeof value === 'number') {
+      return this.fail(key, 'invalid_type', 'must be a string: a number is not kept as it was written; quote it');
+    }
     if (typeof value !== 'string') return this.fail(key, 'invalid_type', 'must be a string');
     return value;
   }

@@ -18,6 +18,8 @@ export interface PushedItem {
   index: number;
   server: string;
   id?: number;
+  /** As PmaControl names a server it pushed: `<display_name> (<hostname>:<port>)`. */
+  display?: string;
 }
 
 export interface PushOutcome {
@@ -46,9 +48,8 @@ function itemProblems(item: PushServer, error: DomainError): FieldError[] {
   return [{ field: item.path, code: error.code, message: error.message }];
 }
 
-/** PmaControl gives a new tag a background colour of its own, made from its name; so does this. */
-const colourOf = (name: string) =>
-  `#${createHash('sha256').update(name.toLowerCase()).digest('hex').slice(0, 6).toUpperCase()}`;
+/** PmaControl's background for a tag it makes from a push: `#` and the first 6 hex digits of the name's MD5. */
+const colourOf = (name: string) => `#${createHash('md5').update(name, 'utf8').digest('hex').slice(0, 6)}`;
 
 /**
  * Decides a push on a batch: each server is one unit (its client, environment, tags and itself
@@ -87,7 +88,9 @@ export class PushDecider {
         if (refusal) this.outcome.problems.push(...itemProblems(item, refusal));
         continue;
       }
-      const done = { index: item.index, server, id: result.id };
+      const entry = this.state.collections.servers.get(result.id);
+      const display = `${String(entry?.display_name)} (${String(entry?.hostname || entry?.ip)}:${String(entry?.port)})`;
+      const done = { index: item.index, server, id: result.id, display };
       if (result.created) this.outcome.inserted.push(done);
       else if (result.changed) this.outcome.updated.push(done);
       else this.outcome.unchanged.push(done);
@@ -180,6 +183,8 @@ export class PushDecider {
       ]);
     }
     fields.name = this.newName(item);
+    // PmaControl's own default for a server it registers from a push.
+    fields.ssh_login ??= 'root';
     const input = this.parse('servers', 'create', fields);
     const effects = this.batch.apply({ kind: 'create', resource: 'servers', input } as WriteRequest);
     return { id: effects[0]!.id, created: true, changed: true };

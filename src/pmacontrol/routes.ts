@@ -10,6 +10,7 @@ import {
   RequestError,
   type RouteModule,
   readJson,
+  readJsonBounded,
   refuseQuery,
   singleParameters,
   write,
@@ -23,22 +24,47 @@ import {
 } from './drift-operations.js';
 import { ansibleInventory as inventoryOperation, pmacontrolStatus } from './operations.js';
 import type { PmaControlProjection } from './projection.js';
-import { PushDecider, type PushOutcome } from './push.js';
+import { PushDecider, type PushedItem, type PushOutcome } from './push.js';
 import { push as pushOperation } from './push-operations.js';
-import { type PushRequest, readPush } from './push-request.js';
+import { PUSH_BOUNDS, type PushRequest, readPush } from './push-request.js';
 
 /**
  * What PmaControl's own automation calls: its push (`pushServer`'s body and answer) and an Ansible
  * inventory. Routes hold no rule: read, ask, answer.
  */
 
-/** A push of 10,000 servers is about 3 MB; this leaves room for ten times that. */
-export const PUSH_LIMIT = 32 * 1024 * 1024;
-
-/** PmaControl's answer: `authenticate`, the servers by outcome, the `haproxy` items taken but not kept, every problem. */
+/**
+ * PmaControl's answer (`authenticate`, `mysql.inserted`/`updated`/`failed` as its strings, `error`),
+ * and this service's detail under `details`: each item's place and id, the unchanged, the `haproxy`
+ * items taken but not kept, every problem.
+ */
 function pushAnswer(outcome: PushOutcome, proxies: { index: number; server: string }[]) {
-  const { problems, ...mysql } = outcome;
-  return JSON.stringify({ authenticate: true, mysql, haproxy: { ignored: proxies }, problems });
+  const { problems, inserted, updated, unchanged, failed } = outcome;
+  const plain = (items: PushedItem[]) => items.map(({ display: _, ...item }) => item);
+  const why = (item: PushedItem) =>
+    problems.filter((p) => p.field === `mysql[${item.index}]` || p.field.startsWith(`mysql[${item.index}].`));
+  return JSON.stringify({
+    authenticate: 'ok',
+    mysql: {
+      inserted: inserted.map((item) => item.display),
+      updated: updated.map((item) => item.display),
+      failed: failed.map(
+        (item) =>
+          `${item.server}: ${why(item)
+            .map((p) => p.message)
+            .join('; ')}`,
+      ),
+    },
+    error: problems.map((p) => `${p.field}: ${p.message}`),
+    details: {
+      inserted: plain(inserted),
+      updated: plain(updated),
+      unchanged: plain(unchanged),
+      failed: plain(failed),
+      haproxy: { ignored: proxies },
+      problems,
+    },
+  });
 }
 
 /**
@@ -51,7 +77,7 @@ const decidePush = (request: PushRequest, parse: ParseWrite) => (batch: DecidedB
 /** `POST /fr/api/pmacontrol/push` (writer): one append for the whole inventory; an Idempotency-Key is honoured. */
 async function push(ctx: Context, service: ConfigService, parse: ParseWrite): Promise<void> {
   refuseQuery(ctx);
-  const { value, raw } = await readJson(ctx, PUSH_LIMIT);
+  const { value, raw } = await readJsonBounded(ctx, PUSH_BOUNDS);
   const request = readPush(value);
   const caller = callerOf(ctx);
   const build = decidePush(request, parse);
@@ -98,6 +124,7 @@ function projectionStatus(ctx: Context, service: ConfigService, projection?: Pma
     applied_at: null,
     last_error: null,
     last_error_at: null,
+    blocked: null,
     drift: null,
     drift_checked_at: null,
   };
@@ -112,7 +139,7 @@ function projectionOf(projection?: PmaControlProjection): PmaControlProjection {
 /** `GET /fr/api/pmacontrol/drift` (reader): PmaControl's rows compared with the entries, now. */
 async function drift(ctx: Context, projection?: PmaControlProjection): Promise<void> {
   refuseQuery(ctx);
-  ctx.body = (await projectionOf(projection).drift()).report;
+  ctx.body = (await projectionOf(projection).drift.drift()).report;
 }
 
 /** `{"all": true}`, or `{"items": [{"table", "id", "column"}]}` naming differences of the drift. */
@@ -148,14 +175,17 @@ function selection(body: Record<string, unknown>): DriftSelection {
 async function adoptDrift(ctx: Context, projection?: PmaControlProjection): Promise<void> {
   refuseQuery(ctx);
   const chosen = selection((await readJson(ctx)).value);
-  ctx.body = await projectionOf(projection).adopt(chosen, { actor: 'pmacontrol', requestId: ctx.state.requestId });
+  ctx.body = await projectionOf(projection).drift.adopt(chosen, {
+    actor: 'pmacontrol',
+    requestId: ctx.state.requestId,
+  });
 }
 
 /** `POST /fr/api/pmacontrol/drift/overwrite` (admin): the chosen rows written again as the configuration has them. */
 async function overwriteDrift(ctx: Context, projection?: PmaControlProjection): Promise<void> {
   refuseQuery(ctx);
   const chosen = selection((await readJson(ctx)).value);
-  ctx.body = await projectionOf(projection).overwrite(chosen);
+  ctx.body = await projectionOf(projection).drift.overwrite(chosen);
 }
 
 const API = '/fr/api';
@@ -167,7 +197,14 @@ export function pmacontrolRoutes(projection?: PmaControlProjection): RouteModule
       { name: 'pmacontrol', description: "What PmaControl's own automation calls: its push, and an Ansible inventory" },
     ],
     routes: [
-      { kind: 'push', method: 'POST', path: `${API}/pmacontrol/push`, access: 'writer', basic: true },
+      {
+        kind: 'push',
+        method: 'POST',
+        path: `${API}/pmacontrol/push`,
+        access: 'writer',
+        basic: true,
+        ...(projection ? { otherCredentials: (user, password) => projection.webserviceUser(user, password) } : {}),
+      },
       { kind: 'inventory', method: 'GET', path: `${API}/inventory/ansible`, access: 'reader' },
       { kind: 'status', method: 'GET', path: `${API}/pmacontrol/status`, access: 'reader' },
       { kind: 'drift', method: 'GET', path: `${API}/pmacontrol/drift`, access: 'reader' },

@@ -1,6 +1,6 @@
 import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../domain/resources.js';
 import type { PmaControlLink } from '../domain/shared/declaration.js';
-import type { FieldSpec } from '../domain/shared/fields.js';
+import type { FieldSpec, Sealed } from '../domain/shared/fields.js';
 import type { EntryRecord } from '../engine/table.js';
 
 /**
@@ -19,14 +19,6 @@ export const KEPT = RESOURCE_NAMES.flatMap((name) => {
 });
 export type Kept = (typeof KEPT)[number];
 
-/** What makes and opens ciphertexts: PmaControl's for its columns, this service's sealed values. */
-export interface RowCrypt {
-  /** The plain text of a value sealed by this service; undefined if it does not open. */
-  open(sealed: string): string | undefined;
-  /** The value of `column` as PmaControl's `Chiffrement::encrypt` makes it. */
-  encrypt(plain: string, column: string): string;
-}
-
 /** A link table's rows for one entry: which ids it holds. */
 export interface LinkRows {
   link: PmaControlLink;
@@ -37,20 +29,25 @@ export interface LinkRows {
 export const datetime = (iso: string) => iso.slice(0, 19).replace('T', ' ');
 
 /** A field's value as PmaControl's column holds it (flags as 0/1, none as 0 where it says so). */
-function columnOf(spec: FieldSpec, value: unknown): unknown {
-  const types = [spec.schema.type].flat();
+export function columnOf(spec: FieldSpec, value: unknown): unknown {
   if (value === null || value === undefined) return spec.pmacontrol?.zeroIsNull ? 0 : null;
-  if (types.includes('boolean')) return value === true ? 1 : 0;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  const type = spec.schema.type;
+  if (type === 'boolean' || (Array.isArray(type) && type.includes('boolean'))) return value === true ? 1 : 0;
   return value;
 }
 
 /**
- * One entry as its row: every field in the column of its name, secrets (and the values PmaControl
- * keeps encrypted, `plainWhen`) as PmaControl's ciphertexts with the row's crypted flag set,
- * `is_deleted` for a resource deleted softly, the creation time where the table keeps it. Lists of
- * ids are the link rows, apart.
+ * One entry as its row: every field in the column of its name — the values PmaControl keeps
+ * encrypted (secrets, `plainWhen`) in plain text here, encrypted when written (cipherColumns) —,
+ * the crypted flag set, `is_deleted` for a resource deleted softly, the creation time where the table
+ * keeps it. Lists of ids are the link rows, apart. `open` gives a sealed secret's plain text.
  */
-export function rowOf(kept: Kept, entry: EntryRecord, crypt: RowCrypt): { row: Row; links: LinkRows[] } {
+export function rowOf(
+  kept: Kept,
+  entry: EntryRecord,
+  open: (sealed: Sealed) => string | undefined,
+): { row: Row; links: LinkRows[] } {
   const { resource, table } = kept;
   const row: Row = { id: entry.id };
   const links: LinkRows[] = [];
@@ -58,10 +55,7 @@ export function rowOf(kept: Kept, entry: EntryRecord, crypt: RowCrypt): { row: R
     const link = table.links?.[field];
     const value = entry[field];
     if (link) links.push({ link, ids: (value as number[] | undefined) ?? [] });
-    else if (spec.secret) {
-      const plain = typeof value === 'string' && value !== '' ? crypt.open(value) : undefined;
-      row[field] = plain === undefined ? '' : crypt.encrypt(plain, field);
-    } else if (spec.pmacontrol?.plainWhen && typeof value === 'string') row[field] = crypt.encrypt(value, field);
+    else if (spec.secret) row[field] = typeof value === 'string' && value !== '' ? (open(value as Sealed) ?? '') : '';
     else row[field] = columnOf(spec, value);
   }
   if (table.cryptedColumn) row[table.cryptedColumn] = 1;

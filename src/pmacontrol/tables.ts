@@ -159,17 +159,39 @@ function entryOf(kept: Kept, row: Row, links: Links, decrypt: Decrypt, problems:
   return entry;
 }
 
+/** Reads every row as an entry, one row per step: `documentFromTables` runs it at once, drift a slice at a time. */
+function* readRows(
+  tables: PmaControlTables,
+  decrypt: Decrypt,
+  problems: RowProblem[],
+  resources: Partial<Record<ResourceName, Row[]>>,
+): Generator<void> {
+  for (const kept of KEPT) {
+    const links = linksOf(kept, tables, problems);
+    const entries: Row[] = [];
+    resources[kept.name] = entries;
+    for (const row of tables[kept.table.table] ?? []) {
+      entries.push(entryOf(kept, row, links, decrypt, problems));
+      yield;
+    }
+  }
+}
+
 /**
  * PmaControl's rows as an import document (the format of an export), and the problems met opening
  * their secrets. The import then checks every entry under the service's own rules.
  */
 export function documentFromTables(tables: PmaControlTables, decrypt: Decrypt) {
   const problems: RowProblem[] = [];
-  const resources = Object.fromEntries(
-    KEPT.map((kept) => {
-      const links = linksOf(kept, tables, problems);
-      return [kept.name, (tables[kept.table.table] ?? []).map((row) => entryOf(kept, row, links, decrypt, problems))];
-    }),
-  ) as Record<ResourceName, Row[]>;
-  return { document: { format: 'pmacontrol-config/1', resources }, problems };
+  const resources: Partial<Record<ResourceName, Row[]>> = {};
+  for (const _ of readRows(tables, decrypt, problems, resources));
+  return { document: { format: 'pmacontrol-config/1', resources: resources as Record<ResourceName, Row[]> }, problems };
+}
+
+/** The same, `pause` awaited after each row: a large PmaControl read without holding the event loop. */
+export async function documentFromTablesPaced(tables: PmaControlTables, decrypt: Decrypt, pause: () => Promise<void>) {
+  const problems: RowProblem[] = [];
+  const resources: Partial<Record<ResourceName, Row[]>> = {};
+  for (const _ of readRows(tables, decrypt, problems, resources)) await pause();
+  return { document: { format: 'pmacontrol-config/1', resources: resources as Record<ResourceName, Row[]> }, problems };
 }

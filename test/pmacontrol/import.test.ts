@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Connection, createConnection } from 'mysql2/promise';
@@ -5,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPmaControlCrypt, readPmaControlCryptKey } from '../../src/pmacontrol/crypt.js';
 import { cipherColumns, KEPT } from '../../src/pmacontrol/rows.js';
+import { TABLES } from '../../src/pmacontrol/tables.js';
 import { BASE } from '../support/harness.js';
 import { makeKey } from '../support/keys.js';
 import { freshDatabase, mariadbUrl, skipWithoutMariadb } from '../support/mariadb.js';
@@ -39,12 +41,10 @@ async function pmacontrolDatabase(cryptConfig: string) {
   ]);
   const connection = await createConnection({ uri: db.url, multipleStatements: true });
   await connection.query(SCHEMA);
-  await connection.query('INSERT INTO client (id, libelle, logo, is_monitored) VALUES (1, ?, ?, 0), (99, ?, ?, 1)', [
-    'ACME',
-    'acme.png',
-    'Default',
-    '',
-  ]);
+  await connection.query(
+    "INSERT INTO client (id, libelle, logo, is_monitored, is_display, date) VALUES (1, ?, ?, 0, 1, '2020-01-01 08:00:00'), (99, ?, ?, 1, 0, '2020-01-02 08:00:00')",
+    ['ACME', 'acme.png', 'Default', ''],
+  );
   await connection.query('INSERT INTO environment VALUES ?', [ENVIRONMENTS]);
   await connection.query('INSERT INTO tag VALUES (3, ?, ?, ?), (5, ?, ?, ?)', [
     'prod',
@@ -56,27 +56,34 @@ async function pmacontrolDatabase(cryptConfig: string) {
   ]);
   await insertServers(connection, pw10!, pw12!);
   await connection.query(
-    "INSERT INTO ssh_key (id, name, added_on, fingerprint, user, public_key, private_key, type, bit, comment) VALUES (4, 'backup', NOW(), 'legacy', 'root', ?, ?, 'ED25519', 256, 'backup@pmacontrol')",
-    [publicKey, privateKey],
+    "INSERT INTO ssh_key (id, name, added_on, fingerprint, user, public_key, private_key, type, bit, comment) VALUES (4, 'backup', '2024-03-01 10:00:00', ?, 'root', ?, ?, 'ED25519', 256, 'backup@pmacontrol')",
+    [legacyFingerprint(key.publicKey), publicKey, privateKey],
   );
-  await connection.query("INSERT INTO backup_storage_area VALUES (2, 0, 0, '10.1.1.1', 22, '/srv/backups', 'main', 4)");
-  await connection.query("INSERT INTO alias_dns VALUES (8, 10, 'primary.db.example.net', 3306)");
+  await connection.query("INSERT INTO backup_storage_area VALUES (2, 4, 0, 0, '10.1.1.1', 22, '/srv/backups', 'main')");
+  await connection.query("INSERT INTO link__mysql_server__ssh_key VALUES (1, 10, 4, '2024-03-02 11:00:00', 1)");
+  await connection.query(
+    "INSERT INTO alias_dns (id, id_mysql_server, dns, port) VALUES (8, 10, 'primary.db.example.net', 3306)",
+  );
   return { db, connection, key };
 }
+
+/** PmaControl's own form of an SSH key's fingerprint: SHA-1 of the key text after its first 8 characters. */
+const legacyFingerprint = (publicKey: string) =>
+  createHash('sha1').update(publicKey.slice(8)).digest('hex').toUpperCase();
 
 /** Three servers: crypted passwords, flags set, a soft-deleted one with a plain password, tags linked. */
 async function insertServers(connection: Connection, pw10: string, pw12: string) {
   const server =
-    'INSERT INTO mysql_server (id, id_client, id_environment, name, display_name, ip, hostname, login, passwd, is_password_crypted, port';
+    'INSERT INTO mysql_server (id, id_client, id_environment, name, display_name, ip, hostname, login, passwd, `database`, is_password_crypted, port';
   await connection.query(
-    `${server}, ssh_nat, ssh_port, ssh_login, is_ssl, is_sudo, is_root, is_proxy, is_vip, is_acknowledged) VALUES (10, 1, 1, 'db10', 'Primary', '10.0.0.10', 'db10.example.net', 'pmacontrol', ?, 1, 3306, 'bastion:2222', 2222, 'admin', 1, 1, 0, 0, 1, 7)`,
+    `${server}, ssh_nat, ssh_port, ssh_login, is_ssl, is_sudo, is_root, is_proxy, is_vip, is_acknowledged) VALUES (10, 1, 1, 'db10', 'Primary', '10.0.0.10', 'db10.example.net', 'pmacontrol', ?, 'mysql', 1, 3306, 'bastion:2222', 2222, 'admin', 1, 1, 0, 0, 1, 7)`,
     [pw10],
   );
   await connection.query(
-    `${server}, is_deleted) VALUES (11, 1, 7, 'db11', '', '10.0.0.11', '', 'pmacontrol', 'plain-11', 0, 3307, 1)`,
+    `${server}, is_deleted) VALUES (11, 1, 7, 'db11', '', '10.0.0.11', '', 'pmacontrol', 'plain-11', 'mysql', 0, 3307, 1)`,
   );
   await connection.query(
-    `${server}) VALUES (12, 99, 2, 'db12', 'db12', 'db12.example.net', '', 'monitor', ?, 1, 3306)`,
+    `${server}) VALUES (12, 99, 2, 'db12', 'db12', 'db12.example.net', '', 'monitor', ?, 'mysql', 1, 3306)`,
     [pw12],
   );
   await connection.query(
@@ -86,7 +93,7 @@ async function insertServers(connection: Connection, pw10: string, pw12: string)
 
 /** Waits until the service has written everything into PmaControl's tables. */
 async function waitCaughtUp(serviceUrl: string) {
-  let status = { lag: -1, position: 0 };
+  let status: { lag: number; position: number; blocked?: string | null } = { lag: -1, position: 0 };
   for (let i = 0; i < 200 && (status.lag !== 0 || status.position === 0); i++) {
     await new Promise((r) => setTimeout(r, 50));
     status = await fetch(`${serviceUrl}/fr/api/pmacontrol/status`).then((r) => r.json());
@@ -211,10 +218,10 @@ else {
     try {
       await connection.query('SET FOREIGN_KEY_CHECKS = 0');
       await connection.query(
-        "INSERT INTO mysql_server (id, id_client, id_environment, name, display_name, ip, login, passwd) VALUES (13, 1, 1, 'db13', '', '999.1.1.1', 'x', 'pw')",
+        "INSERT INTO mysql_server (id, id_client, id_environment, name, display_name, ip, login, passwd, `database`, is_password_crypted, port) VALUES (13, 1, 1, 'db13', '', '999.1.1.1', 'x', 'pw', 'mysql', 0, 3306)",
       );
       await connection.query(
-        "INSERT INTO mysql_server (id, id_client, id_environment, name, display_name, ip, login, passwd, is_password_crypted) VALUES (14, 1, 1, 'db14', '', '10.0.0.14', 'x', 'not-a-ciphertext', 1)",
+        "INSERT INTO mysql_server (id, id_client, id_environment, name, display_name, ip, login, passwd, `database`, is_password_crypted, port) VALUES (14, 1, 1, 'db14', '', '10.0.0.14', 'x', 'not-a-ciphertext', 'mysql', 1, 3306)",
       );
       await connection.query('INSERT INTO link__mysql_server__tag (id_mysql_server, id_tag) VALUES (12, 77)');
       const env = { DATA_DIR: await servedDataDir() };
@@ -246,15 +253,16 @@ else {
   /** Rows an old PmaControl holds and the service refuses: each kind once, beside valid ones. */
   async function insertInvalidRows(connection: Connection) {
     await connection.query('SET FOREIGN_KEY_CHECKS = 0');
-    const server = 'INSERT INTO mysql_server (id, id_client, id_environment, name, display_name, ip, login, passwd';
-    await connection.query(`${server}) VALUES (13, 1, 1, 'db13', '', '999.1.1.1', 'x', 'pw')`);
+    const server =
+      'INSERT INTO mysql_server (id, id_client, id_environment, name, display_name, ip, login, passwd, `database`, port, is_password_crypted';
+    await connection.query(`${server}) VALUES (13, 1, 1, 'db13', '', '999.1.1.1', 'x', 'pw', 'mysql', 3306, 0)`);
     await connection.query(
-      `${server}, is_password_crypted) VALUES (14, 1, 1, 'db14', '', '10.0.0.14', 'x', 'not-a-ciphertext', 1)`,
+      `${server}) VALUES (14, 1, 1, 'db14', '', '10.0.0.14', 'x', 'not-a-ciphertext', 'mysql', 3306, 1)`,
     );
-    await connection.query(`${server}) VALUES (15, 1, 1, 'db15', '', '10.0.0.15', ?, 'pw')`, ["''"]);
+    await connection.query(`${server}) VALUES (15, 1, 1, 'db15', '', '10.0.0.15', ?, 'pw', 'mysql', 3306, 0)`, ["''"]);
     await connection.query('INSERT INTO link__mysql_server__tag (id_mysql_server, id_tag) VALUES (12, 77), (404, 3)');
     await connection.query(
-      "INSERT INTO alias_dns VALUES (9, NULL, 'nowhere.example.net', 3306), (20, 13, 'db13.example.net', 3306)",
+      "INSERT INTO alias_dns (id, id_mysql_server, dns, port) VALUES (9, NULL, 'nowhere.example.net', 3306), (20, 13, 'db13.example.net', 3306)",
     );
   }
 
@@ -307,7 +315,15 @@ else {
   });
 
   /** Columns that say how a value is kept, or when, rather than what it is. */
-  const REPRESENTATION = new Set(['is_password_crypted', 'added_on', 'date', 'date_refresh', 'fingerprint']);
+  const REPRESENTATION = new Set([
+    'is_password_crypted',
+    'added_on',
+    'date',
+    'date_refresh',
+    'fingerprint',
+    'created_at',
+    'updated_at',
+  ]);
 
   /**
    * Every row of every table the service writes, as what it says: ciphertexts opened (a password
@@ -335,6 +351,57 @@ else {
     }
     return kept;
   }
+
+  /** Every row of PmaControl's tables, every column, and how many versions its system-versioned tables hold. */
+  async function snapshot(dbUrl: string) {
+    const connection = await createConnection({ uri: dbUrl, dateStrings: true });
+    try {
+      const all: Record<string, unknown> = {};
+      for (const table of [...TABLES, 'webservice_user']) {
+        const [rows] = (await connection.query(`SELECT * FROM \`${table}\` ORDER BY id`)) as unknown as [unknown[]];
+        all[table] = rows;
+      }
+      for (const table of ['mysql_server', 'alias_dns']) {
+        const [[row]] = (await connection.query(
+          `SELECT COUNT(*) AS n FROM \`${table}\` FOR SYSTEM_TIME ALL`,
+        )) as unknown as [[{ n: number }]];
+        all[`${table} versions`] = row.n;
+      }
+      return all;
+    } finally {
+      await connection.end();
+    }
+  }
+
+  test('an import, then the projection on the same database: not a row written, no history row, forms kept', async () => {
+    const cryptConfig = writeCryptConfig(tempDir());
+    const { db, connection } = await pmacontrolDatabase(cryptConfig);
+    try {
+      // Rows as PmaControl itself leaves them: its literal '' for no SSH login, an empty display name.
+      await connection.query("UPDATE mysql_server SET ssh_login = ?, display_name = '' WHERE id = 12", ["''"]);
+      const before = await snapshot(db.url);
+      const env = { DATA_DIR: await servedDataDir() };
+      const run = await runCli(['import-pmacontrol', '--from', db.url, '--crypt-key-file', cryptConfig], env);
+      assert.is(run.code, 0, run.stderr);
+      const service = await spawnService({ ...env, PMACONTROL_DB_URL: db.url, PMACONTROL_CRYPT_KEY_FILE: cryptConfig });
+      try {
+        const status = await waitCaughtUp(service.url);
+        assert.equal([status.lag, status.blocked], [0, null], JSON.stringify(status));
+        const server10 = (await get(service, `${BASE}/servers/10`)).item;
+        assert.equal(server10.ssh_keys, [4], 'link__mysql_server__ssh_key read');
+        assert.is((await get(service, `${BASE}/clients/99`)).item.is_display, false, 'is_display carried');
+        const area = (await get(service, `${BASE}/storage-areas/2`)).item;
+        assert.equal([area.id_geolocalisation_city, area.id_geolocalisation_country], [null, null]);
+      } finally {
+        await service.stop();
+      }
+      // client.date, ssh_key.added_on, the 40-hex fingerprint, link row ids, updated_at, history: as they were.
+      assert.equal(await snapshot(db.url), before);
+    } finally {
+      await connection.end();
+      await db.drop();
+    }
+  });
 
   test('an import, then the service writing into an empty copy of the schema, gives back the same rows', async () => {
     const cryptConfig = writeCryptConfig(tempDir());

@@ -196,19 +196,23 @@ else {
     assert.is(secret.body.passwd, 'Set-In-PmaControl');
     assert.is((await send(service.url, 'GET', `${BASE}/tags/50`)).body.item.name, 'from-pmacontrol');
 
-    // The adopted change was written back whole: PmaControl's display_name, not adopted, is gone with it.
-    const aliasOnly = [{ table: 'alias_dns', id: alias, column: null, service: 'row', pmacontrol: null }];
+    // Only the chosen columns were adopted, and only they are written back: PmaControl's display_name,
+    // not chosen, stays as it is, still a difference to decide on.
+    const rest = [
+      { table: 'alias_dns', id: alias, column: null, service: 'row', pmacontrol: null },
+      { table: 'mysql_server', id: server, column: 'display_name', service: 'db1', pmacontrol: 'Edited' },
+    ];
     let left = [];
-    for (let i = 0; i < 40 && JSON.stringify(left) !== JSON.stringify(aliasOnly); i++) {
+    for (let i = 0; i < 40 && JSON.stringify(left) !== JSON.stringify(rest); i++) {
       await new Promise((r) => setTimeout(r, 50));
       left = (await send(service.url, 'GET', '/fr/api/pmacontrol/drift')).body.items;
     }
-    assert.equal(left, aliasOnly);
+    assert.equal(left, rest);
     const over = await send(service.url, 'POST', '/fr/api/pmacontrol/drift/overwrite', {
       body: { all: true },
       headers: admin,
     });
-    assert.equal([over.status, over.body], [200, { overwritten: 1 }], over.text);
+    assert.equal([over.status, over.body], [200, { overwritten: 2 }], over.text);
     assert.equal((await send(service.url, 'GET', '/fr/api/pmacontrol/drift')).body.items, []);
     const stale = await send(service.url, 'POST', '/fr/api/pmacontrol/drift/adopt', {
       body: { items: [pick('login')] },

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -63,40 +64,57 @@ const it = suite(
   'POST /fr/api/pmacontrol/push: PmaControl’s push, upsert by (ip, port), one append, nothing for what is the same',
 );
 
+/** What PmaControl's sample push leaves: its server, client and tags as PmaControl makes them, in one append. */
+async function assertSampleStored(h: Harness, writer: string): Promise<void> {
+  const server = (await h.request('GET', `${BASE}/servers/1`, { headers: bearer(writer) })).body.item;
+  assert.equal(
+    [server.ip, server.port, server.hostname, server.name, server.display_name, server.login, server.ssh_nat],
+    ['www.google.com', 3306, 'www.google.com', 'www.google.com', 'www.google.com', 'pmacontrol', '10.10.1.1'],
+  );
+  assert.is(server.ssh_login, 'root', "PmaControl's default for a server it registers");
+  assert.is(server.id_environment, 6, '"test" is the key of PmaControl\'s environment 6');
+  const client = (await h.request('GET', `${BASE}/clients/${server.id_client}`, { headers: bearer(writer) })).body;
+  assert.is(client.item.libelle, '68Koncept');
+  const tags = (await h.request('GET', `${BASE}/tags`, { headers: bearer(writer) })).body.items;
+  // PmaControl's colours for a tag it makes: white on the first six hex digits of the name's MD5.
+  const md5 = (name: string) => `#${createHash('md5').update(name).digest('hex').slice(0, 6)}`;
+  assert.equal(
+    tags.map((t: { name: string; color: string; background: string }) => [t.name, t.color, t.background]),
+    [
+      ['text', '#FFFFFF', md5('text')],
+      ['datacenter1', '#FFFFFF', md5('datacenter1')],
+    ],
+  );
+  assert.equal(
+    server.tags,
+    tags.map((t: { id: number }) => t.id),
+  );
+  const changes = (await h.request('GET', '/fr/api/changes?limit=100', { headers: bearer(writer) })).body.items;
+  const pushed = changes.filter((c: { actor: string }) => c.actor === 'ansible');
+  assert.equal(
+    pushed.map((c: { type: string }) => c.type),
+    ['ClientCreated', 'TagCreated', 'TagCreated', 'ServerCreated'],
+  );
+  assert.is(new Set(pushed.map((c: { request_id: string }) => c.request_id)).size, 1, 'one request, one append');
+}
+
 it("PmaControl's own sample: the server, its client, environment and tags; haproxy listed as ignored", async () => {
   const h = await startHarness({ access: { anonymousRole: 'none', corsOrigins: [] } });
   try {
     const writer = await token(h, 'ansible', 'writer');
     const first = await h.request('POST', PUSH, { body: SAMPLE, headers: bearer(writer) });
     assert.is(first.status, 200, first.text);
-    assert.equal(first.body.mysql.inserted, [{ index: 0, server: 'www.google.com:3306', id: 1 }]);
-    assert.equal([first.body.mysql.updated, first.body.mysql.failed, first.body.problems], [[], [], []]);
-    assert.equal(first.body.haproxy.ignored, [{ index: 0, server: 'my.haproxy.com:3307' }]);
-    assert.is(first.body.authenticate, true);
-    const server = (await h.request('GET', `${BASE}/servers/1`, { headers: bearer(writer) })).body.item;
-    assert.equal(
-      [server.ip, server.port, server.hostname, server.name, server.display_name, server.login, server.ssh_nat],
-      ['www.google.com', 3306, 'www.google.com', 'www.google.com', 'www.google.com', 'pmacontrol', '10.10.1.1'],
-    );
-    assert.is(server.id_environment, 6, '"test" is the key of PmaControl\'s environment 6');
-    const client = (await h.request('GET', `${BASE}/clients/${server.id_client}`, { headers: bearer(writer) })).body;
-    assert.is(client.item.libelle, '68Koncept');
-    const tags = (await h.request('GET', `${BASE}/tags`, { headers: bearer(writer) })).body.items;
-    assert.equal(
-      tags.map((t: { name: string }) => t.name),
-      ['text', 'datacenter1'],
-    );
-    assert.equal(
-      server.tags,
-      tags.map((t: { id: number }) => t.id),
-    );
-    const changes = (await h.request('GET', '/fr/api/changes?limit=100', { headers: bearer(writer) })).body.items;
-    const pushed = changes.filter((c: { actor: string }) => c.actor === 'ansible');
-    assert.equal(
-      pushed.map((c: { type: string }) => c.type),
-      ['ClientCreated', 'TagCreated', 'TagCreated', 'ServerCreated'],
-    );
-    assert.is(new Set(pushed.map((c: { request_id: string }) => c.request_id)).size, 1, 'one request, one append');
+    // PmaControl's own answer, word for word, then this service's detail.
+    assert.equal([first.body.authenticate, first.body.error], ['ok', []]);
+    assert.equal(first.body.mysql, {
+      inserted: ['www.google.com (www.google.com:3306)'],
+      updated: [],
+      failed: [],
+    });
+    assert.equal(first.body.details.inserted, [{ index: 0, server: 'www.google.com:3306', id: 1 }]);
+    assert.equal([first.body.details.updated, first.body.details.failed, first.body.details.problems], [[], [], []]);
+    assert.equal(first.body.details.haproxy.ignored, [{ index: 0, server: 'my.haproxy.com:3307' }]);
+    await assertSampleStored(h, writer);
   } finally {
     await h.close();
   }
@@ -106,17 +124,17 @@ it('the same push again records 0 events; a changed password records exactly tha
   const h = await startHarness();
   try {
     const first = await h.request('POST', PUSH, { body: fleet(20) });
-    assert.is(first.body.mysql.inserted.length, 20, first.text);
+    assert.is(first.body.details.inserted.length, 20, first.text);
     const after = h.service.revision;
     const again = await h.request('POST', PUSH, { body: fleet(20) });
     assert.is(again.status, 200);
     assert.equal([again.body.mysql.inserted.length, again.body.mysql.updated.length], [0, 0]);
-    assert.is(again.body.mysql.unchanged.length, 20);
+    assert.is(again.body.details.unchanged.length, 20);
     assert.is(h.service.revision, after, 'the same inventory recorded nothing');
 
     const changed = await h.request('POST', PUSH, { body: fleet(20, (i) => (i === 7 ? 'rotated' : `pw-${i}`)) });
     assert.equal(
-      changed.body.mysql.updated.map((item: { index: number }) => item.index),
+      changed.body.details.updated.map((item: { index: number }) => item.index),
       [7],
     );
     assert.is(h.service.revision, after + 1, 'one event');
@@ -150,10 +168,16 @@ it('a malformed item is listed with its problems while the valid ones are applie
     const reply = await h.request('POST', PUSH, { body });
     assert.is(reply.status, 200, reply.text);
     const indexes = (list: { index: number }[]) => list.map((item) => item.index);
-    assert.equal(indexes(reply.body.mysql.unchanged), [0], 'a tag set by other means stays');
-    assert.equal(indexes(reply.body.mysql.inserted), [7]);
-    assert.equal(indexes(reply.body.mysql.failed), [1, 2, 3, 4, 5, 6]);
-    const fields = reply.body.problems.map((p: { field: string }) => p.field);
+    assert.equal(indexes(reply.body.details.unchanged), [0], 'a tag set by other means stays');
+    assert.equal(indexes(reply.body.details.inserted), [7]);
+    assert.equal(indexes(reply.body.details.failed), [1, 2, 3, 4, 5, 6]);
+    assert.is(reply.body.mysql.failed.length, 6);
+    assert.match(reply.body.mysql.failed[0], /^db9\.example\.net:abc: /);
+    const fields = reply.body.details.problems.map((p: { field: string }) => p.field);
+    assert.equal(
+      reply.body.error,
+      reply.body.details.problems.map((p: { field: string; message: string }) => `${p.field}: ${p.message}`),
+    );
     for (const field of [
       'mysql[1].port',
       'mysql[2].environment',
@@ -258,7 +282,7 @@ it('a real service: Basic with the token as password, and no file of the data di
     const body = { mysql: [{ ...fleet(1).mysql[0], password: 'Pushed-Pa55word-In-Clear' }] };
     const reply = await send(service.url, 'POST', PUSH, { body, headers: basic('ansible', writer) });
     assert.is(reply.status, 200, reply.text);
-    assert.is(reply.body.mysql.inserted.length, 1);
+    assert.is(reply.body.details.inserted.length, 1);
   } finally {
     await service.stop();
   }

@@ -1,15 +1,9 @@
 import { createConnection } from 'mysql2/promise';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createPmaControlCrypt, readPmaControlCryptKey } from '../../src/pmacontrol/crypt.js';
-import { MariadbPmaControlDatabase } from '../../src/pmacontrol/mariadb-tables.js';
-import { PmaControlProjection } from '../../src/pmacontrol/projection.js';
-import { WriteValidator } from '../../src/schemas/validator.js';
-import { BASE, type Harness, startHarness } from '../support/harness.js';
+import { BASE, startHarness } from '../support/harness.js';
 import { freshDatabase, mariadbUrl, skipWithoutMariadb } from '../support/mariadb.js';
-import { writeCryptConfig } from '../support/php.js';
-import { withSchema } from '../support/pmacontrol-tables.js';
-import { tempDir } from '../support/process.js';
+import { projectedHarness, withSchema } from '../support/pmacontrol-tables.js';
 
 /**
  * The routes of the projection into PmaControl's tables, through the harness: every answer is
@@ -20,23 +14,7 @@ const it = suite('/fr/api/pmacontrol/status and drift: answers as the OpenAPI do
 
 const SETUP = { actor: 'setup', requestId: 'setup' };
 
-async function withProjection(dbUrl: string): Promise<Harness> {
-  const crypt = createPmaControlCrypt(readPmaControlCryptKey(writeCryptConfig(tempDir())));
-  const validator = new WriteValidator();
-  return startHarness({
-    access: { anonymousRole: 'reader', corsOrigins: [] },
-    pmacontrol: (service, logger) =>
-      new PmaControlProjection({
-        service,
-        database: new MariadbPmaControlDatabase(dbUrl),
-        crypt,
-        logger,
-        leaseMs: 2000,
-        driftMs: 0,
-        parse: (resource, mode, body) => validator.parse(resource, mode, body).input as typeof body,
-      }),
-  });
-}
+const withProjection = (dbUrl: string) => projectedHarness(dbUrl);
 
 it('without PMACONTROL_DB_URL: the status says so, drift is a 404', async () => {
   const h = await startHarness();
@@ -96,6 +74,48 @@ else {
         headers: admin,
       });
       assert.equal(none.body, { overwritten: 0 });
+    } finally {
+      await h.close();
+      await db.drop();
+    }
+  });
+  it('drift is computed once per change of either side: readers at once share it; a row or a write changed, again', async () => {
+    const db = await freshDatabase(url);
+    await withSchema(db.url);
+    const h = await withProjection(db.url);
+    try {
+      const { token } = await h.service.write.issueToken(
+        { name: 'writer', role: 'writer', secrets: false, expiresAt: null },
+        SETUP,
+      );
+      const writer = { Authorization: `Bearer ${token}` };
+      const tag = { name: 'galera', color: '#FFFFFF', background: '#000000' };
+      assert.is((await h.request('POST', `${BASE}/tags`, { body: tag, headers: writer })).status, 201);
+      let status = (await h.request('GET', '/fr/api/pmacontrol/status')).body;
+      for (let i = 0; i < 100 && (status.lag !== 0 || !status.applying); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        status = (await h.request('GET', '/fr/api/pmacontrol/status')).body;
+      }
+      const readers = () => Promise.all(Array.from({ length: 8 }, () => h.request('GET', '/fr/api/pmacontrol/drift')));
+      const checkedAt = (answers: { body: { checked_at: string } }[]) => new Set(answers.map((a) => a.body.checked_at));
+      const first = await readers();
+      assert.is(checkedAt(first).size, 1, 'eight readers at once: one computation');
+      await new Promise((r) => setTimeout(r, 5));
+      const again = await readers();
+      assert.equal([...checkedAt(again)], [...checkedAt(first)], 'nothing changed on either side: the same answer');
+      const connection = await createConnection({ uri: db.url });
+      await connection.query("UPDATE tag SET background = '#ABCDEF' WHERE id = 1");
+      await connection.end();
+      const afterRow = await h.request('GET', '/fr/api/pmacontrol/drift');
+      assert.is.not(afterRow.body.checked_at, first[0]!.body.checked_at, 'a row changed by PmaControl: computed again');
+      assert.is(afterRow.body.items.length, 1);
+      await new Promise((r) => setTimeout(r, 5));
+      assert.is(
+        (await h.request('POST', `${BASE}/tags`, { body: { ...tag, name: 'paris' }, headers: writer })).status,
+        201,
+      );
+      const afterWrite = await h.request('GET', '/fr/api/pmacontrol/drift');
+      assert.is.not(afterWrite.body.checked_at, afterRow.body.checked_at, 'a write: computed again');
     } finally {
       await h.close();
       await db.drop();

@@ -4,9 +4,13 @@ import { createConnection } from 'mysql2/promise';
 import * as assert from 'uvu/assert';
 import { resourceOf } from '../../src/domain/resources.js';
 import { createPmaControlCrypt, readPmaControlCryptKey } from '../../src/pmacontrol/crypt.js';
+import { MariadbPmaControlDatabase } from '../../src/pmacontrol/mariadb-tables.js';
+import { PmaControlProjection } from '../../src/pmacontrol/projection.js';
 import { documentFromTables, type PmaControlTables, TABLES } from '../../src/pmacontrol/tables.js';
-import { send } from './harness.js';
-import { ROOT } from './process.js';
+import { WriteValidator } from '../../src/schemas/validator.js';
+import { type Harness, send, startHarness } from './harness.js';
+import { writeCryptConfig } from './php.js';
+import { ROOT, tempDir } from './process.js';
 
 export const SCHEMA = readFileSync(join(ROOT, 'test/fixtures/pmacontrol-schema.sql'), 'utf8');
 
@@ -15,6 +19,39 @@ export async function withSchema(url: string): Promise<void> {
   const connection = await createConnection({ uri: url, multipleStatements: true });
   await connection.query(SCHEMA);
   await connection.end();
+}
+
+/**
+ * A service in this process (the harness: every answer checked against the OpenAPI document) whose
+ * projection writes PmaControl's tables at `dbUrl`; anonymous callers are `anonymousRole`.
+ */
+export async function projectedHarness(dbUrl: string, anonymousRole: 'reader' | 'writer' = 'reader'): Promise<Harness> {
+  const crypt = createPmaControlCrypt(readPmaControlCryptKey(writeCryptConfig(tempDir())));
+  const validator = new WriteValidator();
+  return startHarness({
+    access: { anonymousRole, corsOrigins: [] },
+    pmacontrol: (service, logger) =>
+      new PmaControlProjection({
+        service,
+        database: new MariadbPmaControlDatabase(dbUrl),
+        crypt,
+        logger,
+        leaseMs: 2000,
+        driftMs: 0,
+        parse: (resource, mode, body) => validator.parse(resource, mode, body).input as typeof body,
+      }),
+  });
+}
+
+/** Until the projection has applied the whole log (and holds the lease). */
+export async function caughtUp(h: Harness): Promise<Record<string, unknown>> {
+  let status = (await h.request('GET', '/fr/api/pmacontrol/status')).body;
+  for (let i = 0; i < 250 && (status.lag !== 0 || !status.applying || status.position === 0); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    status = (await h.request('GET', '/fr/api/pmacontrol/status')).body;
+  }
+  assert.equal([status.lag, status.applying, status.blocked], [0, true, null], JSON.stringify(status));
+  return status;
 }
 
 /** Every row of PmaControl's tables the service writes, by table. */

@@ -21,16 +21,36 @@ export const pmacontrolCommands: Command[] = [
   {
     help: {
       name: 'pmacontrol-ini',
-      usage: 'pmacontrol-ini --out FILE [--watch] [--crypt-key-file FILE]',
+      usage: 'pmacontrol-ini --out FILE [--watch] [--mode MODE] [--crypt-key-file FILE]',
       summary: "write PmaControl's connection file (db.config.ini.php) from the servers",
       details:
         "Writes FILE as PmaControl's generateMySQLConfig() writes configuration/db.config.ini.php: its header, then\n" +
         'a section per live server in id order, its password as PmaControl ciphertext, crypted=1. Soft-deleted\n' +
-        "servers are left out (PmaControl's generator keeps them). Written through a file beside it and renamed, and\n" +
-        'only when its content changes. --watch: again after every change that affects it, until SIGTERM or\n' +
-        "SIGINT. PmaControl's key: --crypt-key-file or PMACONTROL_CRYPT_KEY_FILE.\n" +
+        "servers are left out (PmaControl's generator keeps them). Every section name and value is double-quoted and\n" +
+        "escaped as PHP's parse_ini_file reads it back (a quote, a semicolon, a newline or a $variable in a name injects\n" +
+        "nothing). Its sections sit between two comment lines; every other section of FILE (the installer's\n" +
+        '[pmacontrol]) is kept, and a server named as one of them is refused. Written through a file made\n' +
+        'exclusively beside FILE and renamed, and only when its content changes; a symbolic link is followed (its\n' +
+        'target is replaced). A new file gets MODE (0640); a replaced one keeps its mode and owner. --watch: again\n' +
+        "after every change that affects it, until SIGTERM or SIGINT. PmaControl's key: --crypt-key-file or\n" +
+        'PMACONTROL_CRYPT_KEY_FILE.\n' +
         RUNS_ON_A_SERVED_DATA_DIR,
     },
     run: async (args) => (await import('./ini.js')).runPmaControlIni(args),
+  },
+  {
+    help: {
+      name: 'pmacontrol-check',
+      usage: 'pmacontrol-check [--json]',
+      summary: "list what PmaControl's tables could not store, before its projection starts",
+      details:
+        "Lists every value of the inventory that PmaControl's columns cannot hold — a character outside latin1\n" +
+        '(tags, clients, environments, SSH keys), outside utf8mb3 (a server name), more characters than the column\n' +
+        "has, an integer past INT, a password whose ciphertext is too long — and every two names PmaControl's\n" +
+        'collation takes for one (latin1_swedish_ci weighs Ü as Y). Exit 1 if there is any. While PMACONTROL_DB_URL\n' +
+        'is configured, such writes are refused at the API (422, or 409 for a name).\n' +
+        RUNS_ON_A_SERVED_DATA_DIR,
+    },
+    run: async (args) => (await import('./check.js')).runPmaControlCheck(args),
   },
 ];
