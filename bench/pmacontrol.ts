@@ -2,7 +2,9 @@
 //   creates at full rate, with the projection    vs  the same creates without it (req/s, same run)
 //   lag: from a create's answer to its row in mysql_server, p50 / p99 (goal: p99 ≤ 1 s)
 //   catch-up of a backlog of PATCHes (events/s)   vs  mysql2 writing as many rows alone (rows/s)
+//   drift at 12,000 servers and a 10 MiB junk push (bench/pmacontrol-drift.ts)
 // Usage: npm run bench:pmacontrol   (BENCH_CREATES, default 20000; BENCH_BACKLOG, default 20000;
+// BENCH_DRIFT_SERVERS, default 12000;
 // MARIADB_BENCH_URL, default mysql://root@127.0.0.1:3306/test: databases pmacontrol_bench_* are made and dropped)
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Connection, createConnection } from 'mysql2/promise';
 import { measure, percentiles, scratchDir } from './lib.js';
+import { driftAndJunk } from './pmacontrol-drift.js';
 import { newServer, SERVERS, startService, type Target } from './targets.js';
 
 const CREATES = Number(process.env.BENCH_CREATES ?? 20_000);
@@ -91,11 +94,13 @@ async function rowsAlone(url: string, count: number): Promise<number> {
         `10.200.${(i >> 8) & 255}.${i & 255}`,
         'monitor',
         'x'.repeat(88),
+        'mysql',
+        3306,
         1,
       ];
     });
     await connection.query(
-      'INSERT INTO mysql_server (id, id_client, id_environment, name, display_name, ip, login, passwd, is_password_crypted) VALUES ? ON DUPLICATE KEY UPDATE login = VALUES(login)',
+      'INSERT INTO mysql_server (id, id_client, id_environment, name, display_name, ip, login, passwd, `database`, port, is_password_crypted) VALUES ?',
       [rows],
     );
   }
@@ -142,6 +147,12 @@ async function main() {
     );
   } finally {
     await db.drop();
+  }
+  const second = await database();
+  try {
+    await driftAndJunk(second.url, { PMACONTROL_DB_URL: second.url, PMACONTROL_CRYPT_KEY_FILE: key });
+  } finally {
+    await second.drop();
   }
 }
 
