@@ -84,7 +84,7 @@ function RevertButton({
   path: string;
   item: HistoryItem;
   current?: Entry;
-  done: () => void;
+  done: (version: number) => void;
 }) {
   const [asking, setAsking] = useState(false);
   const [error, setError] = useState<string>();
@@ -98,7 +98,7 @@ function RevertButton({
         body: JSON.stringify({ version }),
       });
       setAsking(false);
-      done();
+      done(version);
     } catch (e) {
       setError((e as Error).message);
     }
@@ -118,7 +118,13 @@ function RevertButton({
   );
 }
 
-function History(props: { history: HistoryItem[]; path: string; writer: boolean; current?: Entry; done: () => void }) {
+function History(props: {
+  history: HistoryItem[];
+  path: string;
+  writer: boolean;
+  current?: Entry;
+  done: (version: number) => void;
+}) {
   const { history, path, writer, current, done } = props;
   return (
     <ol class="history" reversed>
@@ -137,6 +143,14 @@ function History(props: { history: HistoryItem[]; path: string; writer: boolean;
   );
 }
 
+/** A line for the next entry page drawn (the view is drawn anew when its address changes). */
+let flash: string | undefined;
+const takeFlash = () => {
+  const taken = flash;
+  flash = undefined;
+  return taken;
+};
+
 export function EntryView({ resource, id, who }: { resource: string; id: number; who: Whoami | null }) {
   const path = `/fr/api/config/${resource}/${id}`;
   const [history, setHistory] = useState<HistoryItem[]>([]);
@@ -146,6 +160,7 @@ export function EntryView({ resource, id, who }: { resource: string; id: number;
   const at = search.get('at') ?? (version ? String(history[Number(version) - 1]?.position ?? '') : null);
   const now = useEntryAt(path, null, round);
   const then = useEntryAt(path, at || null, round);
+  const [reverted, setReverted] = useState(takeFlash);
   useEffect(() => {
     getJson<{ items: HistoryItem[] }>(`${path}/history`).then(
       ({ items }) => setHistory(items),
@@ -156,6 +171,7 @@ export function EntryView({ resource, id, who }: { resource: string; id: number;
     <section aria-labelledby="entry-title">
       <h1 id="entry-title" tabIndex={-1}>{`${resource}/${id}`}</h1>
       <Moment history={history} base={`/fr/console/${resource}/${id}`} />
+      {reverted && <Notice kind="info">{reverted}</Notice>}
       <h2>{at ? 'As it was then' : 'Now'}</h2>
       {then.error ? <Notice kind="info">{then.error}</Notice> : then.entry && <EntryTable entry={then.entry} />}
       <h2>History</h2>
@@ -164,7 +180,17 @@ export function EntryView({ resource, id, who }: { resource: string; id: number;
         path={path}
         writer={mayWrite(who)}
         current={now.entry}
-        done={() => setRound(round + 1)}
+        done={(version) => {
+          // After a revert the page shows the entry's new current version, not the one it was on.
+          const said = `Reverted to version ${version}: this is now its current version.`;
+          if (at) {
+            flash = said;
+            navigate(`/fr/console/${resource}/${id}`, true);
+          } else {
+            setReverted(said);
+            setRound(round + 1);
+          }
+        }}
       />
     </section>
   );

@@ -1,82 +1,20 @@
 import { useEffect, useState } from 'preact/hooks';
 import { getJson, query, request } from './api.js';
 import { Notice } from './parts.js';
+import { type Checkpoint, fromHex, readCheckpoint, sha256, verifyConsistency, verifyInclusion } from './proofs.js';
 import { navigate, params } from './router.js';
 
 /**
- * The log's integrity, checked here, in the browser, with its own SHA-256 and Ed25519 (WebCrypto):
- * the latest checkpoint's signature against the log's public key, and a change's inclusion proof
- * (RFC 9162) against the checkpoint's root.
+ * The log's integrity, checked here, in the browser (proofs.ts): the latest checkpoint's signature
+ * against the log's public key, a change's inclusion proof against the checkpoint's root, and that
+ * the log only grew since a checkpoint kept earlier (a consistency proof).
  */
 
-const hex = (bytes: ArrayBuffer | Uint8Array) =>
-  [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
-const fromHex = (text: string) => Uint8Array.from(text.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16));
-const fromBase64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-
-async function sha256(...parts: Uint8Array[]): Promise<Uint8Array> {
-  const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    joined.set(part, at);
-    at += part.length;
-  }
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', joined));
-}
-
-const nodeHash = (left: Uint8Array, right: Uint8Array) => sha256(Uint8Array.of(1), left, right);
-
-/** RFC 9162 §2.1.3.2. */
-async function verifyInclusion(leaf: Uint8Array, index: number, size: number, proof: Uint8Array[], root: Uint8Array) {
-  if (index >= size) return false;
-  let fn = index;
-  let sn = size - 1;
-  let r = leaf;
-  for (const p of proof) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
-      r = await nodeHash(p, r);
-      while (fn % 2 === 0 && fn !== 0) {
-        fn = Math.floor(fn / 2);
-        sn = Math.floor(sn / 2);
-      }
-    } else r = await nodeHash(r, p);
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  return sn === 0 && hex(r) === hex(root);
-}
-
-interface Checkpoint {
-  note: string;
-  origin: string;
-  size: number;
-  root: Uint8Array;
-  signed: boolean;
-}
-
-/** The checkpoint, and whether its signature verifies with the log's key (C2SP signed note, Ed25519). */
-async function checkpoint(): Promise<Checkpoint> {
+/** The latest checkpoint, and the log's public key that signs it. */
+async function latest(): Promise<{ point: Checkpoint; key: string }> {
   const note = await (await request('/fr/api/log/checkpoint')).text();
   const key = (await (await request('/fr/api/log/public-key')).text()).trim();
-  const split = note.lastIndexOf('\n\n', note.length - 2);
-  const text = note.slice(0, split + 1);
-  const [origin = '', size = '0', root = ''] = text.split('\n');
-  const [name, id, encoded = ''] = [key.split('+')[0], key.split('+')[1], key.split('+').slice(2).join('+')];
-  const raw = fromBase64(encoded).subarray(1);
-  const publicKey = await crypto.subtle.importKey('raw', raw, { name: 'Ed25519' }, false, ['verify']);
-  let signed = false;
-  for (const line of note
-    .slice(split + 2)
-    .trim()
-    .split('\n')) {
-    const [, signer, signature = ''] = /^\u2014 (\S+) (\S+)$/.exec(line) ?? [];
-    const bytes = fromBase64(signature);
-    if (signer !== name || hex(bytes.subarray(0, 4)) !== id) continue;
-    const message = new TextEncoder().encode(text);
-    signed ||= await crypto.subtle.verify({ name: 'Ed25519' }, publicKey, bytes.subarray(4), message);
-  }
-  return { note, origin, size: Number(size), root: fromBase64(root), signed };
+  return { point: await readCheckpoint(note, key), key };
 }
 
 /** Whether the change at `position` is in the log the checkpoint commits to. */
@@ -125,26 +63,92 @@ function InclusionCheck({ point }: { point: Checkpoint }) {
   );
 }
 
+/** Whether the log only grew since `kept` (a checkpoint's text), to the latest checkpoint: a sentence, and whether it holds. */
+async function grewFrom(kept: string, point: Checkpoint, key: string): Promise<{ ok: boolean; said: string }> {
+  const earlier = await readCheckpoint(kept, key);
+  if (!earlier.signed)
+    return { ok: false, said: "Not verified: the checkpoint you gave is not signed by this log's key." };
+  if (earlier.origin !== point.origin) {
+    return { ok: false, said: `Not verified: the checkpoint you gave is of another log (${earlier.origin}).` };
+  }
+  if (earlier.size > point.size) {
+    return {
+      ok: false,
+      said: `Not verified: the checkpoint you gave has ${earlier.size} events, the latest only ${point.size}: the log lost events.`,
+    };
+  }
+  const proof = await getJson<{ hashes: string[] }>(
+    `/fr/api/log/proof/consistency${query({ from: earlier.size, to: point.size })}`,
+  );
+  const ok = await verifyConsistency(earlier.size, point.size, proof.hashes.map(fromHex), earlier.root, point.root);
+  return ok
+    ? {
+        ok,
+        said: `Verified here: the log only grew, from the ${earlier.size} events of the checkpoint you kept to the ${point.size} of the latest.`,
+      }
+    : {
+        ok,
+        said: `Not verified: the consistency proof does not lead from your checkpoint's root (${earlier.size} events) to the latest: the log was changed, not only grown.`,
+      };
+}
+
+function ConsistencyCheck({ point, keyText }: { point: Checkpoint; keyText: string }) {
+  const [kept, setKept] = useState('');
+  const [result, setResult] = useState<{ ok: boolean; said: string }>();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    setResult(undefined);
+    grewFrom(kept, point, keyText).then(setResult, (e: Error) => setResult({ ok: false, said: e.message }));
+  };
+  const load = async (event: Event) => {
+    const file = (event.currentTarget as HTMLInputElement).files?.[0];
+    if (file) setKept(await file.text());
+  };
+  return (
+    <section aria-labelledby="consistency-title">
+      <h2 id="consistency-title">Has the log only grown since a checkpoint you kept?</h2>
+      <form class="consistency" onSubmit={submit}>
+        <label>
+          A checkpoint you kept (paste it)
+          <textarea
+            name="kept"
+            rows={6}
+            value={kept}
+            onInput={(e) => setKept((e.currentTarget as HTMLTextAreaElement).value)}
+          />
+        </label>
+        <label>
+          or load it from a file
+          <input name="kept-file" type="file" accept=".txt,text/plain" onChange={load} />
+        </label>
+        <button type="submit">Check that it only grew</button>
+      </form>
+      {result && <Notice kind={result.ok ? 'info' : 'error'}>{result.said}</Notice>}
+    </section>
+  );
+}
+
 export function LogView() {
-  const [point, setPoint] = useState<Checkpoint | { error: string }>();
+  const [state, setState] = useState<{ point: Checkpoint; key: string } | { error: string }>();
   useEffect(() => {
-    checkpoint().then(setPoint, (e: Error) => setPoint({ error: e.message }));
+    latest().then(setState, (e: Error) => setState({ error: e.message }));
   }, []);
   return (
     <section aria-labelledby="log-title">
       <h1 id="log-title" tabIndex={-1}>
         The log's integrity
       </h1>
-      {point && 'error' in point && <Notice kind="error">{point.error}</Notice>}
-      {point && 'note' in point && (
+      {state && 'error' in state && <Notice kind="error">{state.error}</Notice>}
+      {state && 'point' in state && (
         <>
-          <Notice kind={point.signed ? 'info' : 'error'}>
-            {point.signed
-              ? `The latest checkpoint (${point.size} events) is signed by the log's key: verified here.`
+          <Notice kind={state.point.signed ? 'info' : 'error'}>
+            {state.point.signed
+              ? `The latest checkpoint (${state.point.size} events) is signed by the log's key: verified here.`
               : "The latest checkpoint's signature does not verify with the log's key."}
           </Notice>
-          <pre class="note">{point.note}</pre>
-          <InclusionCheck point={point} />
+          <pre class="note">{state.point.note}</pre>
+          <InclusionCheck point={state.point} />
+          <ConsistencyCheck point={state.point} keyText={state.key} />
         </>
       )}
     </section>

@@ -13,7 +13,7 @@ import { onNavigate, routeOf } from './router.js';
  * integrity, for people. It uses the public API only, with the token the person signs in with.
  */
 
-function SignIn({ reason, done }: { reason?: string; done: (who: Whoami) => void }) {
+function SignIn({ reason, done, cancel }: { reason?: string; done: (who: Whoami) => void; cancel?: () => void }) {
   const [error, setError] = useState<string>();
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -36,12 +36,19 @@ function SignIn({ reason, done }: { reason?: string; done: (who: Whoami) => void
         <input name="token" type="password" autoComplete="off" required />
       </label>
       <button type="submit">Sign in</button>
+      {cancel && (
+        <button type="button" class="secondary" onClick={cancel}>
+          Cancel
+        </button>
+      )}
       <p class="muted">The token is kept for this tab only.</p>
     </form>
   );
 }
 
-function Header({ who, signOut }: { who: Whoami | null; signOut: () => void }) {
+/** Who you are, and always a way to sign in (the sign-in form once it is shown) or out. */
+function Header(props: { who: Whoami | null; signIn?: () => void; signOut: () => void }) {
+  const { who, signIn, signOut } = props;
   return (
     <header class="top">
       <a class="skip" href="#main">
@@ -55,10 +62,16 @@ function Header({ who, signOut }: { who: Whoami | null; signOut: () => void }) {
       </nav>
       <p class="who" aria-live="polite">
         {who ? `${who.actor} (${who.role}${who.secrets ? ', reads secrets' : ''})` : 'not signed in'}
-        {token.get() && (
+        {token.get() ? (
           <button type="button" onClick={signOut}>
             Sign out
           </button>
+        ) : (
+          signIn && (
+            <button type="button" onClick={signIn}>
+              Sign in
+            </button>
+          )
         )}
       </p>
     </header>
@@ -84,36 +97,50 @@ function View({ who }: { who: Whoami | null }) {
 function App() {
   const [who, setWho] = useState<Whoami | null>(null);
   const [asking, setAsking] = useState<string | undefined>();
+  // Signing in by choice: as anonymous, who may read already, a person signs in with a token of their own.
+  const [choosing, setChoosing] = useState(false);
   const [, setPlace] = useState(location.href);
   useEffect(() => onNavigate(() => setPlace(location.href)), []);
+  const identify = (reason: string) =>
+    getJson<Whoami>('/fr/api/whoami').then(
+      (w) => {
+        setWho(w);
+        if (w.role === 'none') setAsking(reason);
+      },
+      () => setAsking(reason),
+    );
   useEffect(() => {
     whenUnauthorized((detail) => {
       token.clear();
       setWho(null);
       setAsking(detail);
     });
-    getJson<Whoami>('/fr/api/whoami').then(setWho, () => setAsking('Sign in to read the change history.'));
+    identify('Sign in to read the change history.');
   }, []);
   const signOut = () => {
     token.clear();
     setWho(null);
-    setAsking('Signed out.');
+    setAsking(undefined);
+    identify('Signed out.');
   };
   const canRead = who !== null && who.role !== 'none';
+  const form = asking !== undefined || !canRead || choosing;
   return (
     <>
-      <Header who={who} signOut={signOut} />
+      <Header who={who} signIn={form ? undefined : () => setChoosing(true)} signOut={signOut} />
       <main id="main">
-        {(asking !== undefined || !canRead) && (
+        {form && (
           <SignIn
             reason={asking}
+            cancel={canRead && asking === undefined ? () => setChoosing(false) : undefined}
             done={(w) => {
               setWho(w);
               setAsking(undefined);
+              setChoosing(false);
             }}
           />
         )}
-        {canRead && asking === undefined && <View key={location.pathname + location.search} who={who} />}
+        {!form && <View key={location.pathname + location.search} who={who} />}
       </main>
     </>
   );

@@ -30,7 +30,8 @@ interface World {
   admin: string;
   reader: string;
   /** Every URL the pages asked for. */
-  requested: string[];
+  /** Every request a page made, beside the origin it was served from. */
+  requested: { url: string; origin: string }[];
 }
 
 async function token(env: Record<string, string>, name: string, role: string) {
@@ -99,15 +100,18 @@ it.after(async () => {
   if (!world) return;
   await world.browser.close();
   await world.service.stop();
-  const elsewhere = world.requested.filter((url) => !url.startsWith(world.service.url) && !url.startsWith('blob:'));
+  const elsewhere = world.requested
+    .filter(({ url, origin }) => !url.startsWith(origin) && !url.startsWith('blob:'))
+    .map(({ url }) => url);
   assert.equal(elsewhere, [], 'no request leaves the origin');
   console.log(`  console screenshots: ${SHOTS}`);
 });
 
-async function page(viewport = { width: 1280, height: 800 }): Promise<Page> {
+/** A page of its own; every request it makes must stay on `origin` (checked when the suite ends). */
+async function page(viewport = { width: 1280, height: 800 }, origin = world.service.url): Promise<Page> {
   const context = await world.browser.newContext({ viewport, acceptDownloads: true });
   const made = await context.newPage();
-  made.on('request', (request) => world.requested.push(request.url()));
+  made.on('request', (request) => world.requested.push({ url: request.url(), origin }));
   made.on('pageerror', (error) => assert.unreachable(`the page threw: ${error.message}`));
   return made;
 }
@@ -123,6 +127,36 @@ test('the sign-in page: accessible; an unknown token is refused and asked again'
   assert.is(await p.evaluate(() => sessionStorage.length), 0, 'a refused token is not kept');
   const csp = (await p.request.get(`${world.service.url}/fr/console/`)).headers()['content-security-policy'];
   assert.match(csp ?? '', "default-src 'self'");
+});
+
+test('on the default start (anonymous a writer): sign in with a token of your own, then out again', async () => {
+  const env = { DATA_DIR: tempDir() };
+  await (await spawnService(env)).stop();
+  const admin = await token(env, 'dba-admin', 'admin');
+  const service = await spawnService(env);
+  try {
+    const p = await page(undefined, service.url);
+    await p.goto(`${service.url}/fr/console/changes`);
+    await p.getByRole('heading', { name: 'Changes' }).waitFor();
+    const who = p.locator('header .who');
+    await who.getByText('(writer)').waitFor();
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await accessible(p, 'sign-in-by-choice');
+    await p.getByRole('button', { name: 'Cancel' }).click();
+    await p.getByRole('heading', { name: 'Changes' }).waitFor();
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.getByRole('textbox', { name: 'Token' }).fill(admin);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await who.getByText('dba-admin (admin)').waitFor();
+    await p.getByRole('heading', { name: 'Changes' }).waitFor();
+    await p.getByRole('button', { name: 'Sign out' }).click();
+    await who.getByText('(writer)').waitFor();
+    await p.getByRole('heading', { name: 'Changes' }).waitFor();
+    assert.is(await p.evaluate(() => sessionStorage.length), 0, 'the token is forgotten on sign-out');
+    await p.context().close();
+  } finally {
+    await service.stop();
+  }
 });
 
 test('sign in; the changes, newest first, with diffs; a password only as [redacted]', async () => {
@@ -201,6 +235,11 @@ test('an entry: its history, an older version, and a revert for a writer', async
   await p.getByRole('button', { name: 'Revert to version 1' }).click();
   await p.getByRole('button', { name: 'Confirm revert' }).click();
   await p.getByText('ServerReverted').first().waitFor();
+  // The page then shows the entry's new current version, not the version it was on.
+  await p.getByText('Reverted to version 1: this is now its current version.').waitFor();
+  await p.getByRole('heading', { name: 'Now' }).waitFor();
+  await p.getByText('Version 4 of 4').waitFor();
+  assert.is(new URL(p.url()).search, '', 'the address names the current version');
   const now = await send(world.service.url, 'GET', `${BASE}/servers/1`, { headers: authed(world.admin) });
   assert.equal([now.body.item.login, now.body.item.version], ['monitor', 4]);
 });
@@ -241,6 +280,60 @@ test('the log: the checkpoint verified in the browser, and a change shown to be 
   await p.getByText("signed by the log's key: verified here").waitFor();
   await p.getByText('Verified here: change 3 is in the log').waitFor();
   await accessible(p, 'log');
+});
+
+/** The latest checkpoint's text, once the log holds more than `than` events. */
+async function checkpointPast(than: number): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const note = (await send(world.service.url, 'GET', '/fr/api/log/checkpoint', { headers: authed(world.admin) }))
+      .text;
+    if (Number(note.split('\n')[1]) > than) return note;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`the checkpoint did not pass ${than} events`);
+}
+
+test('the log only grew since a checkpoint kept: pasted or loaded, verified; a forged checkpoint or proof is not', async () => {
+  const kept = await checkpointPast(0);
+  const size = Number(kept.split('\n')[1]);
+  const grown = await send(world.service.url, 'POST', `${BASE}/tags`, {
+    body: { name: 'grown', color: '#FFFFFF', background: '#000000' },
+    headers: authed(world.admin),
+  });
+  assert.is(grown.status, 201);
+  const latest = Number((await checkpointPast(size)).split('\n')[1]);
+  const p = await page();
+  await signIn(p, world.service.url, world.admin);
+  await p.goto(`${world.service.url}/fr/console/log`);
+  const pasted = p.getByRole('textbox', { name: 'A checkpoint you kept (paste it)' });
+  const check = async (text: string, expected: string) => {
+    await pasted.fill(text);
+    await p.getByRole('button', { name: 'Check that it only grew' }).click();
+    await p.getByText(expected).waitFor();
+  };
+  await check(kept, `Verified here: the log only grew, from the ${size} events of the checkpoint you kept`);
+  await accessible(p, 'log-consistency');
+  // Its root changed: the signature no longer holds, whatever a proof would say.
+  const lines = kept.split('\n');
+  lines[2] = Buffer.alloc(32, 7).toString('base64');
+  await check(lines.join('\n'), "Not verified: the checkpoint you gave is not signed by this log's key.");
+  // The service's proof altered on its way: the browser's own hashing finds it.
+  await p.route('**/fr/api/log/proof/consistency**', async (route) => {
+    const reply = await route.fetch();
+    const proof = await reply.json();
+    proof.hashes[0] = `${proof.hashes[0].startsWith('0') ? '1' : '0'}${proof.hashes[0].slice(1)}`;
+    await route.fulfill({ response: reply, json: proof });
+  });
+  await check(kept, 'Not verified: the consistency proof does not lead from your checkpoint');
+  await p.unroute('**/fr/api/log/proof/consistency**');
+  await pasted.fill('');
+  await p.getByLabel('or load it from a file').setInputFiles({
+    name: 'checkpoint.txt',
+    mimeType: 'text/plain',
+    buffer: Buffer.from(kept),
+  });
+  await p.getByRole('button', { name: 'Check that it only grew' }).click();
+  await p.getByText(`to the ${latest} of the latest`).first().waitFor();
 });
 
 test('a narrow window: the changes fit its width; the keyboard reaches the filters', async () => {
