@@ -2,7 +2,7 @@ import { memo } from 'preact/compat';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Change, getJson, query, RESOURCES, request } from './api.js';
 import { follow } from './feed.js';
-import { Diff, entryPath, isoOf, Link, localOf, Notice, Time } from './parts.js';
+import { Diff, isoOf, Link, localOf, Named, Notice, Time } from './parts.js';
 import { navigate, params } from './router.js';
 
 /** The filters of the change log, as the URL holds them. */
@@ -70,7 +70,7 @@ function FilterForm({ filters }: { filters: Filters }) {
 const ChangeRow = memo(function ChangeRow({ change, fresh }: { change: Change; fresh: boolean }) {
   const entry =
     change.resource && change.id !== null ? (
-      <Link href={entryPath(change.resource, change.id)}>{`${change.resource}/${change.id}`}</Link>
+      <Named resource={change.resource} id={change.id} position={change.position} />
     ) : (
       <span class="muted">—</span>
     );
@@ -85,11 +85,11 @@ const ChangeRow = memo(function ChangeRow({ change, fresh }: { change: Change; f
       <td data-label="Change">{change.type}</td>
       <td data-label="Entry">{entry}</td>
       <td data-label="Fields">
-        {read ?? <Diff diff={change.diff} />}
+        {read ?? <Diff diff={change.diff} resource={change.resource ?? undefined} position={change.position} />}
         {change.effects.map((effect) => (
           <p key={`${effect.resource}/${effect.id}`} class="effect">
-            and <Link href={entryPath(effect.resource, effect.id)}>{`${effect.resource}/${effect.id}`}</Link>:
-            <Diff diff={effect.diff} />
+            and <Named resource={effect.resource} id={effect.id} position={change.position} />:
+            <Diff diff={effect.diff} resource={effect.resource} position={change.position} />
           </p>
         ))}
       </td>

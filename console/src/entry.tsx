@@ -119,13 +119,14 @@ function RevertButton({
 }
 
 function History(props: {
+  resource: string;
   history: HistoryItem[];
   path: string;
   writer: boolean;
   current?: Entry;
   done: (version: number) => void;
 }) {
-  const { history, path, writer, current, done } = props;
+  const { resource, history, path, writer, current, done } = props;
   return (
     <ol class="history" reversed>
       {[...history].reverse().map((item) => (
@@ -133,7 +134,7 @@ function History(props: {
           <p class="meta">
             <strong>{`Version ${item.revision + 1}`}</strong> · {item.type} · <Time at={item.at} /> · {item.actor}
           </p>
-          <Diff diff={item.diff} />
+          <Diff diff={item.diff} resource={resource} position={item.position} />
           {writer && current && item.revision + 1 !== current.version && (
             <RevertButton path={path} item={item} current={current} done={done} />
           )}
@@ -176,6 +177,7 @@ export function EntryView({ resource, id, who }: { resource: string; id: number;
       {then.error ? <Notice kind="info">{then.error}</Notice> : then.entry && <EntryTable entry={then.entry} />}
       <h2>History</h2>
       <History
+        resource={resource}
         history={history}
         path={path}
         writer={mayWrite(who)}

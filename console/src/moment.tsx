@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type DiffMember, type Entry, getJson, query, RESOURCES } from './api.js';
-import { Diff, entryPath, isoOf, Link, localOf, Notice } from './parts.js';
+import { Diff, entryPath, isoOf, Link, localOf, Named, Notice } from './parts.js';
 import { navigate, params } from './router.js';
 
 /** How many entries of each list are shown (the count is always whole). */
@@ -64,6 +64,8 @@ function Inventory({ at }: { at: string }) {
 }
 
 interface DiffReport {
+  from: { position: number };
+  to: { position: number };
   resources: Record<string, { created: Entry[]; updated: { id: number; diff: DiffMember[] }[]; deleted: number[] }>;
 }
 
@@ -84,17 +86,37 @@ function Differences({ from, to }: { from: string; to: string }) {
       {changed.map(([resource, { created, updated, deleted }]) => (
         <section key={resource} aria-label={`${resource} differences`}>
           <h3>{resource}</h3>
-          {created.length > 0 && <p>{`Created: ${created.map(labelOf).join(', ')}`}</p>}
+          {created.length > 0 && (
+            <p>
+              {'Created: '}
+              {created.map((entry, i) => (
+                <span key={entry.id}>
+                  {i > 0 && ', '}
+                  <Link href={`${entryPath(resource, entry.id)}?at=${report.to.position}`}>{labelOf(entry)}</Link>
+                </span>
+              ))}
+            </p>
+          )}
           {updated.map((u) => (
             <div key={u.id}>
               <p>
                 {'Updated: '}
-                <Link href={entryPath(resource, u.id)}>{`${resource}/${u.id}`}</Link>
+                <Named resource={resource} id={u.id} position={report.to.position} />
               </p>
-              <Diff diff={u.diff} />
+              <Diff diff={u.diff} resource={resource} position={report.to.position} beforeAt={report.from.position} />
             </div>
           ))}
-          {deleted.length > 0 && <p>{`Deleted: ${deleted.map((id) => `${resource}/${id}`).join(', ')}`}</p>}
+          {deleted.length > 0 && (
+            <p>
+              {'Deleted: '}
+              {deleted.map((id, i) => (
+                <span key={id}>
+                  {i > 0 && ', '}
+                  <Named resource={resource} id={id} position={report.from.position} />
+                </span>
+              ))}
+            </p>
+          )}
         </section>
       ))}
     </div>

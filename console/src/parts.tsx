@@ -1,5 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import type { DiffMember } from './api.js';
+import { useName } from './names.js';
+import { REFERENCES } from './references.js';
 import { navigate } from './router.js';
 
 /** A time in the viewer's zone, with UTC on hover (and for screen readers, in `datetime`). */
@@ -15,11 +17,50 @@ export function Time({ at }: { at: string }) {
 const shown = (value: unknown) => (value === null || value === undefined ? '—' : JSON.stringify(value));
 
 /**
- * A field diff: each field with its value before and after. Colour is not the only signal: the old
- * value is struck through and labelled, the new one labelled.
+ * An entry named as it was at `position` of the log, linked to its page at that moment: `servers/12
+ * db-paris-02` (`bare`: the id, then the name in brackets, as inside a diff).
  */
-export function Diff({ diff }: { diff: DiffMember[] }) {
+export function Named({
+  resource,
+  id,
+  position,
+  bare,
+}: {
+  resource: string;
+  id: number;
+  position: number;
+  bare?: boolean;
+}) {
+  const name = useName(resource, id, position);
+  const href = `${entryPath(resource, id)}?at=${position}`;
+  if (bare) return <Link href={href}>{name ? `${id} (${name})` : String(id)}</Link>;
+  return <Link href={href}>{name ? `${resource}/${id} ${name}` : `${resource}/${id}`}</Link>;
+}
+
+/** A value of a diff: the ids of a reference named as they were at `position`. */
+function Value({ value, target, position }: { value: unknown; target?: string; position: number }) {
+  if (!target || position < 1) return <>{shown(value)}</>;
+  const ids = Array.isArray(value) ? value : [value];
+  if (!ids.every((id) => Number.isInteger(id))) return <>{shown(value)}</>;
+  const named = ids.map((id, i) => (
+    <span key={String(id)}>
+      {i > 0 && ', '}
+      <Named resource={target} id={id as number} position={position} bare />
+    </span>
+  ));
+  return Array.isArray(value) ? <>[{named}]</> : named[0]!;
+}
+
+/**
+ * A field diff: each field with its value before and after. Colour is not the only signal: the old
+ * value is struck through and labelled, the new one labelled. Given the entry's resource and the
+ * change's position, an id that stands for an entry is named as it was: before the change for the
+ * old value, after it for the new one.
+ */
+export function Diff(props: { diff: DiffMember[]; resource?: string; position?: number; beforeAt?: number }) {
+  const { diff, resource, position = 0, beforeAt = position - 1 } = props;
   if (diff.length === 0) return <span class="muted">no field changed</span>;
+  const references = (resource && REFERENCES[resource]) || {};
   return (
     <dl class="diff">
       {diff.map(({ field, before, after }) => (
@@ -29,7 +70,7 @@ export function Diff({ diff }: { diff: DiffMember[] }) {
             {before !== null && before !== undefined ? (
               <del>
                 <span class="sr-label">was </span>
-                {shown(before)}
+                <Value value={before} target={references[field]} position={beforeAt} />
               </del>
             ) : (
               <span class="muted">(none)</span>
@@ -38,7 +79,7 @@ export function Diff({ diff }: { diff: DiffMember[] }) {
             {after !== null && after !== undefined ? (
               <ins>
                 <span class="sr-label">now </span>
-                {shown(after)}
+                <Value value={after} target={references[field]} position={position} />
               </ins>
             ) : (
               <span class="muted">(removed)</span>

@@ -336,6 +336,39 @@ test('the log only grew since a checkpoint kept: pasted or loaded, verified; a f
   await p.getByText(`to the ${latest} of the latest`).first().waitFor();
 });
 
+test('names where ids stand for entries: in a diff, as they were then; a deleted entry by its last name', async () => {
+  const headers = authed(world.admin);
+  const moved = await send(world.service.url, 'PATCH', `${BASE}/servers/1`, { body: { id_environment: 2 }, headers });
+  assert.is(moved.status, 200, moved.text);
+  const made = await send(world.service.url, 'POST', `${BASE}/tags`, {
+    body: { name: 'legacy-dc', color: '#FFFFFF', background: '#000000' },
+    headers,
+  });
+  const gone = await send(world.service.url, 'DELETE', `${BASE}/tags/${made.body.id}`, { headers });
+  assert.is(gone.status, 200, gone.text);
+  // Renamed afterwards: the diff shows the name the environment had then.
+  const renamed = await send(world.service.url, 'PATCH', `${BASE}/environments/2`, {
+    body: { libelle: 'Staging' },
+    headers,
+  });
+  assert.is(renamed.status, 200, renamed.text);
+  const p = await page();
+  await signIn(p, world.service.url, world.admin);
+  const row = p.locator('table.changes tbody tr', { hasText: 'id_environment' }).first();
+  await row.getByRole('link', { name: '1 (Production)' }).waitFor();
+  const then = row.getByRole('link', { name: '2 (Preprod)' });
+  await then.waitFor();
+  const position = Number(await row.getAttribute('data-position'));
+  assert.is(await then.getAttribute('href'), `/fr/console/environments/2?at=${position}`);
+  await row.getByRole('link', { name: 'servers/1 db-paris-01' }).waitFor();
+  const deleted = p.locator('table.changes tbody tr', { hasText: 'TagDeleted' }).first();
+  await deleted.getByRole('link', { name: `tags/${made.body.id} legacy-dc` }).waitFor();
+  await accessible(p, 'changes-named');
+  await then.click();
+  await p.getByRole('heading', { name: 'As it was then' }).waitFor();
+  await p.getByRole('cell', { name: '"Preprod"', exact: true }).waitFor();
+});
+
 test('a narrow window: the changes fit its width; the keyboard reaches the filters', async () => {
   const p = await page({ width: 420, height: 800 });
   await signIn(p, world.service.url, world.admin);
