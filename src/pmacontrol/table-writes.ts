@@ -146,7 +146,7 @@ function planEntry(
     plan.links.push({ id, held: links });
     return;
   }
-  const changed = differing(kept, theirs, ours, entry, deps.crypt);
+  const changed = differing(kept, theirs, ours, entry, deps.crypt, fields ?? undefined);
   if (scope.fresh(kept.name, id) && changed.length > 0) {
     refusals.push(`${described(kept, theirs)} was not written by this service (${kept.name} ${id} differs)`);
     return;
