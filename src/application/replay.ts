@@ -37,49 +37,19 @@ export async function rebuild(
   return projector.revision + 1;
 }
 
-type Line = { table: string; key: string; value: string };
-
-const describe = (line: Line | undefined) => (line ? shorten(line.value) : 'absent');
 const shorten = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}…` : text);
 
-/** Orders two lines of one table the way the stores list them: by key, part by part, numbers as numbers. */
-function compareKeys(a: string, b: string): number {
-  const [x, y] = [a.split('/'), b.split('/')];
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    const [p, q] = [x[i] ?? '', y[i] ?? ''];
-    if (p === q) continue;
-    const numeric = /^-?\d+$/.test(p) && /^-?\d+$/.test(q);
-    return numeric ? Number(p) - Number(q) : p < q ? -1 : 1;
-  }
-  return 0;
-}
-
-/** Every row that differs between the rebuilt and the stored read models, one line each, read in step. */
+/** Every row that differs between the rebuilt and the stored read models, one line each. */
 export async function compare(rebuilt: ReadModelStore, stored: ReadModelStore): Promise<string[]> {
-  const differences: string[] = [];
   // The file's structure first: damage in an index or a page the rows below do not read is found too.
   const damage = stored.integrity();
   if (damage.length > 0) return damage.map((problem) => `the stored file is damaged: ${problem}`);
-  const [a, b] = [rebuilt.lines()[Symbol.iterator](), stored.lines()[Symbol.iterator]()];
-  try {
-    let [x, y] = [a.next().value as Line | undefined, b.next().value as Line | undefined];
-    const tables = ['meta', 'counters', 'entries', 'tombstones', 'changes', 'versions', 'requests'];
-    const order = (p: Line, q: Line) => tables.indexOf(p.table) - tables.indexOf(q.table) || compareKeys(p.key, q.key);
-    while (x || y) {
-      const step = !y ? -1 : !x ? 1 : order(x, y);
-      const line = (step <= 0 ? x : y)!;
-      if (step !== 0 || x!.value !== y!.value) {
-        const [was, is] = step < 0 ? [x, undefined] : step > 0 ? [undefined, y] : [x, y];
-        differences.push(`${line.table} ${line.key}: rebuilt ${describe(was)}, stored ${describe(is)}`);
-      }
-      if (step <= 0) x = a.next().value as Line | undefined;
-      if (step >= 0) y = b.next().value as Line | undefined;
-    }
-  } finally {
-    // A read that failed half-way leaves the other file's query open, which would keep it from closing.
-    a.return?.();
-    b.return?.();
-  }
+  const differences = stored
+    .differences(rebuilt)
+    .map(
+      ({ table, key, rebuilt: was, stored: is }) =>
+        `${table} ${key}: rebuilt ${was === undefined ? 'absent' : shorten(was)}, stored ${is === undefined ? 'absent' : shorten(is)}`,
+    );
   return [...differences, ...(await compareListSnapshots(rebuilt, stored))];
 }
 

@@ -120,6 +120,14 @@ export class ReadModelsRebuilding extends Error {
  * Where the read models live between starts, with the log revision they reached. `save` never moves
  * the origin back and ignores what it already holds, so instances sharing one store can all write.
  */
+/** A row one store has and the other has not, or has with other values (a JSON array of its values); undefined where absent. */
+export interface RowDifference {
+  table: string;
+  key: string;
+  rebuilt?: string;
+  stored?: string;
+}
+
 export interface ReadModelStore extends AuditReader {
   /** Where they are kept, for messages (e.g. a file name). */
   readonly location: string;
@@ -133,8 +141,10 @@ export interface ReadModelStore extends AuditReader {
   settle(): void;
   /** The requests kept for their Idempotency-Key since `at` (ISO UTC). */
   requestsSince(at: string): Iterable<RequestRow>;
-  /** Every row, table by table in key order, as comparable lines (replay compares two stores with it). */
+  /** Every row, table by table in key order, as comparable lines. */
   lines(): Iterable<{ table: string; key: string; value: string }>;
+  /** The rows that differ between this store and `rebuilt` (replay's comparison), table by table in key order. */
+  differences(rebuilt: ReadModelStore): RowDifference[];
   /** The whole-list snapshots kept to answer `listAt` quickly, for replay to check by content. */
   listSnapshots(): Iterable<{ resource: ResourceName; position: number; entries: EntryRecord[] }>;
   /** What the file's own integrity check finds wrong in its structure (pages, indexes); empty when whole. */

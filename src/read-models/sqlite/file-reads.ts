@@ -39,8 +39,8 @@ export function readSnapshot(db: BetterSqlite3.Database, meta: (name: string) =>
   return { state, digest: meta('checkpoint_digest'), highWaterAt: meta('high_water_at'), frontier };
 }
 
-/** Every table in key order, for `lines()`: name, key columns, value columns. */
-const COMPARED: [string, string[], string[]][] = [
+/** Every table in key order, for `lines()` and `differences()`: name, key columns, value columns. */
+export const COMPARED: [string, string[], string[]][] = [
   ['meta', ['name'], ['value']],
   ['counters', ['resource'], ['last_id']],
   ['entries', ['resource', 'id'], ['doc']],

@@ -5,10 +5,18 @@ import type { ResourceName } from '../../domain/resources.js';
 import type { NodeReader } from '../../engine/merkle.js';
 import type { EntryRecord } from '../../engine/table.js';
 import Database from '../../sqlite/driver.js';
-import type { ChangeQuery, EntryThen, ProjectionBatch, ReadModelStore, StoredSnapshot } from '../port.js';
+import type {
+  ChangeQuery,
+  EntryThen,
+  ProjectionBatch,
+  ReadModelStore,
+  RowDifference,
+  StoredSnapshot,
+} from '../port.js';
 import { BulkBatches } from './bulk-batches.js';
 import { SqliteChanges } from './changes.js';
 import { DamageWatch, identity, isDamage, isDamageInUse, moveFile, REBUILT, setAside } from './damage.js';
+import { differencesFrom, linesDifferences } from './file-compare.js';
 import { fileLines, fileListSnapshots, readSnapshot, treeReader } from './file-reads.js';
 import { bulkStart, integrity, upgrade } from './layout.js';
 import { encode } from './save-jobs.js';
@@ -260,14 +268,18 @@ export class SqliteReadModelStore implements ReadModelStore {
     return this.ask(() => use(treeReader(this.db, leaf)));
   }
 
-  /**
-   * The list snapshots' own bookkeeping (`list:*` in meta) is left out: where the snapshots fall
-   * depends on how the events were batched. `listSnapshots` gives them for a check by content. So is
-   * a rebuild's last consistent point (CONSISTENT_AT).
-   */
+  /** Every row but the list snapshots' bookkeeping and a rebuild's last consistent point (file-reads.ts). */
   lines(): Iterable<{ table: string; key: string; value: string }> {
     this.settle();
     return fileLines(this.db);
+  }
+
+  /** Read beside the rebuilt file on a connection of its own (file-compare.ts); by lines when it is in memory. */
+  differences(rebuilt: ReadModelStore): RowDifference[] {
+    this.settle();
+    rebuilt.settle();
+    if (rebuilt.location === ':memory:') return linesDifferences(rebuilt.lines(), this.lines());
+    return differencesFrom(this.db, rebuilt.location);
   }
 
   listSnapshots(): Iterable<{ resource: ResourceName; position: number; entries: EntryRecord[] }> {
