@@ -130,7 +130,8 @@ const STATUS: SchemaObject = {
       description:
         "why the next batch cannot be written as PmaControl's tables are (a row this service did not write, a " +
         'unique value another row holds, a value a column cannot hold); null when it can. It is tried again, ' +
-        'never skipped, and /readyz answers not ready with this reason meanwhile',
+        'never skipped, and /readyz answers not ready meanwhile (saying the tables cannot take the next batch, not ' +
+        'which rows: it is open to anyone)',
     },
     drift: {
       type: ['integer', 'null'],

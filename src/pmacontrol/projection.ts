@@ -185,9 +185,15 @@ export class PmaControlProjection {
     return webserviceUser(this.options.database, this.options.crypt, user, password);
   }
 
-  /** Why this instance is not ready: a batch it cannot apply to PmaControl's tables, or undefined. */
+  /**
+   * Why this instance is not ready: a batch it cannot apply to PmaControl's tables, or undefined. Said
+   * without the rows that stop it (names of the inventory): /readyz is open to anyone; the status
+   * route, for readers, says which.
+   */
   notReady(): string | undefined {
-    return this.blocked ? `PmaControl's tables cannot take the next batch: ${this.blocked}` : undefined;
+    return this.blocked
+      ? "PmaControl's tables cannot take the next batch (GET /fr/api/pmacontrol/status says why)"
+      : undefined;
   }
 
   /** One turn: the lease taken or renewed, then one batch applied if this instance holds it; true if more waits. */

@@ -151,7 +151,8 @@ else {
         const held = await settled(service, (s) => typeof s.blocked === 'string');
         assert.match(held.blocked, `tags ${tokyo} name: PmaControl stores tag.name in latin1`);
         const ready = await send(service.url, 'GET', '/readyz');
-        assert.equal([ready.status, ready.body.reason.includes('latin1')], [503, true]);
+        assert.equal([ready.status, ready.body.reason.includes('cannot take the next batch')], [503, true]);
+        assert.not.match(ready.body.reason, '東', 'no value of the inventory on a route open to anyone');
         assert.equal(await rows(connection, 'SELECT position FROM pmacontrol_config_projection'), [{ position: 0 }]);
         for (const [id, name] of [
           [tokyo, 'tokyo-dc'],
