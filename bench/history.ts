@@ -5,9 +5,11 @@
 // soft deletes and restores, tag moves, secret reads, token events, spread over five years — is
 // appended through the store's own append, as the service would have, then the read models are
 // rebuilt (`replay`) and the service started on them.
-// Last, `replay` is killed with SIGKILL halfway and run again, which must resume and end equal to
+// Then `replay` is run as users run it, timed whole (BENCH_HISTORY_COMMAND=0 leaves it out). Last,
+// `replay` is killed with SIGKILL halfway and run again, which must resume and end equal to
 // the one-run rebuild (BENCH_HISTORY_RESUME=0 leaves that out: it rebuilds the whole log again).
-// Usage: npm run bench:history   (BENCH_HISTORY_EVENTS, BENCH_SEED, BENCH_HISTORY_DIR, BENCH_HISTORY_STORE)
+// Usage: npm run bench:history   (BENCH_HISTORY_EVENTS, BENCH_SEED, BENCH_HISTORY_DIR, BENCH_HISTORY_STORE,
+// BENCH_HISTORY_COMMAND, BENCH_HISTORY_RESUME)
 // BENCH_HISTORY_STORE=mariadb keeps the log on MariaDB (MARIADB_BENCH_URL, default
 // mysql://root@127.0.0.1:3306/test: a database pmacontrol_history_<random> is made there and dropped).
 // BENCH_HISTORY_DIR keeps the data directory (and its key) there; a second run on it asks the
@@ -222,6 +224,16 @@ async function resumedAfterKill(events: number): Promise<void> {
   row('the resumed rebuild beside the one-run one', equal ? 'equal, row for row' : 'DIFFERENT', 'equal');
 }
 
+/** `replay` as users run it, whole (its start, the rebuild, the comparison), beside the log read alone. */
+async function replayWhole(events: number, anchor: number): Promise<void> {
+  const started = performance.now();
+  const run = await replayProcess(env);
+  const rate = events / ((performance.now() - started) / 1000);
+  const matched = run.code === 0 && run.stdout.includes('read models match the log');
+  const said = `${rate.toFixed(0)} events/s (${(rate / anchor).toFixed(2)}× the log read alone)`;
+  row('`replay`, the command, whole', matched ? said : `exit ${run.code}: ${run.stdout.trim()}`, '');
+}
+
 async function timed(url: string, count: number, path: (i: number) => string): Promise<{ p50: number; p99: number }> {
   return percentiles(await timedGets(url, count, path));
 }
@@ -346,6 +358,7 @@ async function main() {
   } finally {
     await served.stop();
   }
+  if (process.env.BENCH_HISTORY_COMMAND !== '0') await replayWhole(alone.events, alone.rate);
   if (process.env.BENCH_HISTORY_RESUME !== '0') await resumedAfterKill(alone.events);
 }
 
