@@ -6,7 +6,7 @@ import { BASE, send } from '../support/harness.js';
 import { makeKey } from '../support/keys.js';
 import { freshDatabase, mariadbUrl, skipWithoutMariadb } from '../support/mariadb.js';
 import { writeCryptConfig } from '../support/php.js';
-import { withSchema } from '../support/pmacontrol-tables.js';
+import { projectionStatus, settled, tableRows, withSchema } from '../support/pmacontrol-tables.js';
 import { runCli, type ServiceProcess, spawnService, tempDir } from '../support/process.js';
 
 const url = await mariadbUrl();
@@ -19,20 +19,6 @@ async function pmacontrol(): Promise<{ db: Db; connection: Connection; cryptConf
   await withSchema(db.url);
   const connection = await createConnection({ uri: db.url, dateStrings: true });
   return { db, connection, cryptConfig: writeCryptConfig(tempDir()) };
-}
-
-const rows = async (connection: Connection, sql: string, values: unknown[] = []) =>
-  (await connection.query(sql, values))[0] as Record<string, unknown>[];
-const status = async (service: ServiceProcess) => (await send(service.url, 'GET', '/fr/api/pmacontrol/status')).body;
-
-async function settled(service: ServiceProcess, until: (s: Record<string, unknown>) => boolean) {
-  let last = await status(service);
-  for (let i = 0; i < 200 && !until(last); i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    last = await status(service);
-  }
-  assert.ok(until(last), JSON.stringify(last));
-  return last;
 }
 
 const tag = (name: string) => ({ name, color: '#FFFFFF', background: '#000000' });
@@ -113,10 +99,10 @@ else {
     const service = await spawnService(env);
     try {
       await settled(service, (s) => s.lag === 0 && s.position !== 0);
-      const head = (await status(service)).log_position;
+      const head = (await projectionStatus(service)).log_position;
       await columnRefusals(service);
       await areaAndTwins(service);
-      const after = await status(service);
+      const after = await projectionStatus(service);
       assert.is(after.log_position, head + 3, 'only the SSH key and the two first tags were recorded');
       await settled(service, (s) => s.lag === 0 && s.blocked === null);
     } finally {
@@ -153,7 +139,9 @@ else {
         const ready = await send(service.url, 'GET', '/readyz');
         assert.equal([ready.status, ready.body.reason.includes('cannot take the next batch')], [503, true]);
         assert.not.match(ready.body.reason, '東', 'no value of the inventory on a route open to anyone');
-        assert.equal(await rows(connection, 'SELECT position FROM pmacontrol_config_projection'), [{ position: 0 }]);
+        assert.equal(await tableRows(connection, 'SELECT position FROM pmacontrol_config_projection'), [
+          { position: 0 },
+        ]);
         for (const [id, name] of [
           [tokyo, 'tokyo-dc'],
           [zyrich, 'zyrich-2'],
@@ -163,7 +151,7 @@ else {
         }
         await settled(service, (s) => s.blocked === null && s.lag === 0);
         assert.is((await send(service.url, 'GET', '/readyz')).status, 200);
-        const names = (await rows(connection, 'SELECT name FROM tag ORDER BY id')).map((r) => r.name);
+        const names = (await tableRows(connection, 'SELECT name FROM tag ORDER BY id')).map((r) => r.name);
         assert.equal(names, ['tokyo-dc', 'Zürich', 'zyrich-2']);
       } finally {
         await service.stop();
@@ -193,7 +181,7 @@ else {
         await settled(service, (s) => typeof s.blocked === 'string');
         const issued = await runCli(['token', 'create', '--name', 'admin', '--role', 'admin'], env);
         const headers = { Authorization: `Bearer ${issued.stdout.trim().split('\n').pop()}` };
-        const head = (await status(service)).log_position;
+        const head = (await projectionStatus(service)).log_position;
         const adopted = await send(service.url, 'POST', '/fr/api/pmacontrol/drift/adopt', {
           body: { all: true },
           headers,
@@ -202,7 +190,7 @@ else {
         const fields = adopted.body.errors.map((e: { field: string }) => e.field).sort();
         assert.equal(fields, ['tag/-5.id', 'tag/2147483647.id'], adopted.text);
         assert.match(adopted.text, "PmaControl's ids end at 2147483647");
-        assert.is((await status(service)).log_position, head, 'nothing adopted');
+        assert.is((await projectionStatus(service)).log_position, head, 'nothing adopted');
       } finally {
         await service.stop();
       }
@@ -223,7 +211,7 @@ else {
       const made = await send(service.url, 'POST', `${BASE}/servers`, { body: server('db1', { ssh_keys: [sshKey] }) });
       assert.equal([made.status, made.body.item.ssh_keys], [201, [sshKey]], made.text);
       await settled(service, (s) => s.lag === 0 && s.position !== 0);
-      const links = await rows(connection, 'SELECT * FROM link__mysql_server__ssh_key');
+      const links = await tableRows(connection, 'SELECT * FROM link__mysql_server__ssh_key');
       assert.equal(
         links.map(({ id_mysql_server, id_ssh_key, active }) => [id_mysql_server, id_ssh_key, active]),
         [[made.body.id, sshKey, 1]],
@@ -232,13 +220,13 @@ else {
       const renamed = await send(service.url, 'PATCH', `${BASE}/servers/${made.body.id}`, { body: { login: 'x' } });
       assert.is(renamed.status, 200);
       await settled(service, (s) => s.lag === 0);
-      assert.equal(await rows(connection, 'SELECT id, added_on FROM link__mysql_server__ssh_key'), [
+      assert.equal(await tableRows(connection, 'SELECT id, added_on FROM link__mysql_server__ssh_key'), [
         { id: links[0]!.id, added_on: links[0]!.added_on },
       ]);
       assert.is((await send(service.url, 'DELETE', `${BASE}/ssh-keys/${sshKey}`)).status, 200);
       assert.equal((await send(service.url, 'GET', `${BASE}/servers/${made.body.id}`)).body.item.ssh_keys, []);
       await settled(service, (s) => s.lag === 0);
-      assert.equal(await rows(connection, 'SELECT * FROM link__mysql_server__ssh_key'), []);
+      assert.equal(await tableRows(connection, 'SELECT * FROM link__mysql_server__ssh_key'), []);
     } finally {
       await service.stop();
       await connection.end();

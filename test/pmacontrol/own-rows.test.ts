@@ -4,8 +4,8 @@ import * as assert from 'uvu/assert';
 import { BASE, send } from '../support/harness.js';
 import { freshDatabase, mariadbUrl, skipWithoutMariadb } from '../support/mariadb.js';
 import { writeCryptConfig } from '../support/php.js';
-import { withSchema } from '../support/pmacontrol-tables.js';
-import { runCli, type ServiceProcess, spawnService, tempDir } from '../support/process.js';
+import { settled, tableRows, withSchema } from '../support/pmacontrol-tables.js';
+import { runCli, spawnService, tempDir } from '../support/process.js';
 
 const url = await mariadbUrl();
 const it = suite("PmaControl's own rows: never written over, and what its columns and collations hold");
@@ -52,21 +52,6 @@ async function shipped(connection: Connection): Promise<void> {
   await connection.query('INSERT INTO link__mysql_server__tag (id_mysql_server, id_tag) VALUES (1, 1)');
 }
 
-const rows = async (connection: Connection, sql: string) =>
-  (await connection.query(sql))[0] as Record<string, unknown>[];
-const status = async (service: ServiceProcess) => (await send(service.url, 'GET', '/fr/api/pmacontrol/status')).body;
-
-/** Waits until the projection says something (blocked, or caught up). */
-async function settled(service: ServiceProcess, until: (s: Record<string, unknown>) => boolean) {
-  let last = await status(service);
-  for (let i = 0; i < 200 && !until(last); i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    last = await status(service);
-  }
-  assert.ok(until(last), JSON.stringify(last));
-  return last;
-}
-
 async function admin(env: Record<string, string>) {
   const issued = await runCli(['token', 'create', '--name', 'admin', '--role', 'admin'], env);
   assert.is(issued.code, 0, issued.stderr);
@@ -111,12 +96,16 @@ else {
         const fifth = await send(service.url, 'POST', `${BASE}/tags`, { body: tag('e') });
         assert.equal([fifth.status, fifth.body.id], [201, 21]);
         await new Promise((r) => setTimeout(r, 500));
-        const names = (await rows(connection, 'SELECT id, name FROM tag WHERE id <= 4 ORDER BY id')).map((r) => r.name);
+        const names = (await tableRows(connection, 'SELECT id, name FROM tag WHERE id <= 4 ORDER BY id')).map(
+          (r) => r.name,
+        );
         assert.equal(names, ['MariaDB', 'Docker', 'MySQL', 'Percona'], "PmaControl's tags are PmaControl's");
-        assert.equal(await rows(connection, 'SELECT id_mysql_server, id_tag FROM link__mysql_server__tag'), [
+        assert.equal(await tableRows(connection, 'SELECT id_mysql_server, id_tag FROM link__mysql_server__tag'), [
           { id_mysql_server: 1, id_tag: 1 },
         ]);
-        assert.equal(await rows(connection, 'SELECT position FROM pmacontrol_config_projection'), [{ position: 0 }]);
+        assert.equal(await tableRows(connection, 'SELECT position FROM pmacontrol_config_projection'), [
+          { position: 0 },
+        ]);
       } finally {
         await service.stop();
       }
@@ -138,7 +127,7 @@ else {
       const service = await spawnService(env);
       try {
         await settled(service, (s) => typeof s.blocked === 'string');
-        const before = await rows(connection, 'SELECT COUNT(*) AS n FROM mysql_server FOR SYSTEM_TIME ALL');
+        const before = await tableRows(connection, 'SELECT COUNT(*) AS n FROM mysql_server FOR SYSTEM_TIME ALL');
         const drift = (await send(service.url, 'GET', '/fr/api/pmacontrol/drift')).body.items;
         const theirs = drift.filter((item: { pmacontrol: unknown }) => item.pmacontrol === 'row');
         assert.is(theirs.length, 23, 'tags 1–20, environment 9, client 1, server 1');
@@ -151,8 +140,8 @@ else {
         assert.match(done.applied_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/);
         assert.is((await send(service.url, 'GET', '/readyz')).status, 200);
         assert.equal((await send(service.url, 'GET', `${BASE}/servers/1`)).body.item.tags, [1]);
-        assert.equal(await rows(connection, 'SELECT COUNT(*) AS n FROM mysql_server FOR SYSTEM_TIME ALL'), before);
-        assert.equal(await rows(connection, 'SELECT id, id_mysql_server, id_tag FROM link__mysql_server__tag'), [
+        assert.equal(await tableRows(connection, 'SELECT COUNT(*) AS n FROM mysql_server FOR SYSTEM_TIME ALL'), before);
+        assert.equal(await tableRows(connection, 'SELECT id, id_mysql_server, id_tag FROM link__mysql_server__tag'), [
           { id: 1, id_mysql_server: 1, id_tag: 1 },
         ]);
       } finally {

@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BASE, startHarness } from '../support/harness.js';
 import { freshDatabase, mariadbUrl, skipWithoutMariadb } from '../support/mariadb.js';
-import { projectedHarness, withSchema } from '../support/pmacontrol-tables.js';
+import { caughtUp, projectedHarness, withSchema } from '../support/pmacontrol-tables.js';
 
 /**
  * The routes of the projection into PmaControl's tables, through the harness: every answer is
@@ -46,11 +46,7 @@ else {
         headers: admin,
       });
       assert.is(made.status, 201);
-      let status = (await h.request('GET', '/fr/api/pmacontrol/status')).body;
-      for (let i = 0; i < 100 && (status.lag !== 0 || !status.applying); i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        status = (await h.request('GET', '/fr/api/pmacontrol/status')).body;
-      }
+      const status = await caughtUp(h);
       assert.equal([status.enabled, status.applying, status.lag], [true, true, 0]);
       const connection = await createConnection({ uri: db.url });
       await connection.query("UPDATE tag SET background = '#ABCDEF' WHERE id = 1");
@@ -91,11 +87,7 @@ else {
       const writer = { Authorization: `Bearer ${token}` };
       const tag = { name: 'galera', color: '#FFFFFF', background: '#000000' };
       assert.is((await h.request('POST', `${BASE}/tags`, { body: tag, headers: writer })).status, 201);
-      let status = (await h.request('GET', '/fr/api/pmacontrol/status')).body;
-      for (let i = 0; i < 100 && (status.lag !== 0 || !status.applying); i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        status = (await h.request('GET', '/fr/api/pmacontrol/status')).body;
-      }
+      await caughtUp(h);
       const readers = () => Promise.all(Array.from({ length: 8 }, () => h.request('GET', '/fr/api/pmacontrol/drift')));
       const checkedAt = (answers: { body: { checked_at: string } }[]) => new Set(answers.map((a) => a.body.checked_at));
       const first = await readers();

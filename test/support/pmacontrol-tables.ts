@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createConnection } from 'mysql2/promise';
+import { type Connection, createConnection } from 'mysql2/promise';
 import * as assert from 'uvu/assert';
 import { resourceOf } from '../../src/domain/resources.js';
 import { createPmaControlCrypt, readPmaControlCryptKey } from '../../src/pmacontrol/crypt.js';
@@ -52,6 +52,25 @@ export async function caughtUp(h: Harness): Promise<Record<string, unknown>> {
   }
   assert.equal([status.lag, status.applying, status.blocked], [0, true, null], JSON.stringify(status));
   return status;
+}
+
+/** The rows a query of PmaControl's database answers. */
+export const tableRows = async (connection: Connection, sql: string, values: unknown[] = []) =>
+  (await connection.query(sql, values))[0] as Record<string, unknown>[];
+
+/** The projection's status, as a service process answers it. */
+export const projectionStatus = async (service: { url: string }) =>
+  (await send(service.url, 'GET', '/fr/api/pmacontrol/status')).body;
+
+/** Waits (10 s at most) until the projection's status says what `until` looks for (blocked, or caught up). */
+export async function settled(service: { url: string }, until: (s: Record<string, unknown>) => boolean) {
+  let last = await projectionStatus(service);
+  for (let i = 0; i < 200 && !until(last); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    last = await projectionStatus(service);
+  }
+  assert.ok(until(last), JSON.stringify(last));
+  return last;
 }
 
 /** Every row of PmaControl's tables the service writes, by table. */

@@ -51,39 +51,53 @@ export function differencesFrom(stored: BetterSqlite3.Database, rebuilt: string)
   }
 }
 
-/** Two tables' rows in key order, walked in step. */
-function walk(table: string, width: number, a: IterableIterator<Row>, b: IterableIterator<Row>): RowDifference[] {
+/** How two sorted sequences are compared: their order, whether two at one key are the same, and how one is said. */
+interface Stepping<T> {
+  order(x: T, y: T): number;
+  same(x: T, y: T): boolean;
+  said(x: T): { table: string; key: string; value: string };
+}
+
+/** Two sequences in the same order, walked in step: what one has and the other has not, or has otherwise. */
+function inStep<T>(a: Iterator<T>, b: Iterator<T>, how: Stepping<T>): RowDifference[] {
   const differences: RowDifference[] = [];
-  const keyOrder = (x: Row, y: Row) => {
-    for (let i = 0; i < width; i++) {
-      const c = compareValues(x[i], y[i]);
-      if (c !== 0) return c;
-    }
-    return 0;
-  };
-  const sameValues = (x: Row, y: Row) => x.every((v, i) => i < width || same(v, y[i]));
-  const text = (row: Row) => JSON.stringify(row.slice(width));
   try {
-    let [x, y] = [a.next().value as Row | undefined, b.next().value as Row | undefined];
-    while (x || y) {
-      const step = !y ? -1 : !x ? 1 : keyOrder(x, y);
-      if (step !== 0 || !sameValues(x!, y!)) {
-        const key = (step <= 0 ? x! : y!).slice(0, width).join('/');
+    let [x, y] = [a.next().value as T | undefined, b.next().value as T | undefined];
+    while (x !== undefined || y !== undefined) {
+      const step = y === undefined ? -1 : x === undefined ? 1 : how.order(x, y);
+      if (step !== 0 || !how.same(x!, y!)) {
+        const { table, key } = how.said((step <= 0 ? x : y)!);
         differences.push({
           table,
           key,
-          ...(step <= 0 ? { rebuilt: text(x!) } : {}),
-          ...(step >= 0 ? { stored: text(y!) } : {}),
+          ...(step <= 0 ? { rebuilt: how.said(x!).value } : {}),
+          ...(step >= 0 ? { stored: how.said(y!).value } : {}),
         });
       }
-      if (step <= 0) x = a.next().value as Row | undefined;
-      if (step >= 0) y = b.next().value as Row | undefined;
+      if (step <= 0) x = a.next().value as T | undefined;
+      if (step >= 0) y = b.next().value as T | undefined;
     }
   } finally {
+    // A read that failed half-way leaves the other file's query open, which would keep it from closing.
     a.return?.();
     b.return?.();
   }
   return differences;
+}
+
+/** Two tables' rows in key order, walked in step. */
+function walk(table: string, width: number, a: IterableIterator<Row>, b: IterableIterator<Row>): RowDifference[] {
+  return inStep(a, b, {
+    order: (x, y) => {
+      for (let i = 0; i < width; i++) {
+        const c = compareValues(x[i], y[i]);
+        if (c !== 0) return c;
+      }
+      return 0;
+    },
+    same: (x, y) => x.every((v, i) => i < width || same(v, y[i])),
+    said: (row) => ({ table, key: row.slice(0, width).join('/'), value: JSON.stringify(row.slice(width)) }),
+  });
 }
 
 type Line = { table: string; key: string; value: string };
@@ -102,34 +116,13 @@ function compareLineKeys(a: string, b: string): number {
 
 /**
  * The same differences from two stores' lines read in step (`fileLines`): for a store that is not a
- * file another connection can attach (`:memory:`).
+ * file another connection can read (`:memory:`).
  */
 export function linesDifferences(rebuilt: Iterable<Line>, stored: Iterable<Line>): RowDifference[] {
-  const differences: RowDifference[] = [];
-  const [a, b] = [rebuilt[Symbol.iterator](), stored[Symbol.iterator]()];
   const tables = COMPARED.map(([table]) => table);
-  const order = (p: Line, q: Line) =>
-    tables.indexOf(p.table) - tables.indexOf(q.table) || compareLineKeys(p.key, q.key);
-  try {
-    let [x, y] = [a.next().value as Line | undefined, b.next().value as Line | undefined];
-    while (x || y) {
-      const step = !y ? -1 : !x ? 1 : order(x, y);
-      const line = (step <= 0 ? x : y)!;
-      if (step !== 0 || x!.value !== y!.value) {
-        differences.push({
-          table: line.table,
-          key: line.key,
-          ...(step <= 0 ? { rebuilt: x!.value } : {}),
-          ...(step >= 0 ? { stored: y!.value } : {}),
-        });
-      }
-      if (step <= 0) x = a.next().value as Line | undefined;
-      if (step >= 0) y = b.next().value as Line | undefined;
-    }
-  } finally {
-    // A read that failed half-way leaves the other file's query open, which would keep it from closing.
-    a.return?.();
-    b.return?.();
-  }
-  return differences;
+  return inStep(rebuilt[Symbol.iterator](), stored[Symbol.iterator](), {
+    order: (p, q) => tables.indexOf(p.table) - tables.indexOf(q.table) || compareLineKeys(p.key, q.key),
+    same: (p, q) => p.value === q.value,
+    said: (line) => line,
+  });
 }
