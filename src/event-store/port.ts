@@ -44,15 +44,18 @@ export class EventUnreadable extends Error {
   }
 }
 
-/** An event's JSON columns parsed, or EventUnreadable naming its position. */
-export function parsedEvent(row: {
+/** An event as a store keeps it: its JSON columns as text. */
+export interface EventRow {
   position: number;
   stream: string;
   revision: number;
   type: string;
   data: string;
   metadata: string;
-}): RecordedEvent {
+}
+
+/** An event's JSON columns parsed, or EventUnreadable naming its position. */
+export function parsedEvent(row: EventRow): RecordedEvent {
   try {
     const { position, stream, revision, type } = row;
     return { position, stream, revision, type, data: JSON.parse(row.data), metadata: JSON.parse(row.metadata) };

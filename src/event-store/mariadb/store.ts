@@ -3,6 +3,7 @@ import { type Poll, Subscribers } from '../catch-up.js';
 import {
   type AppendResult,
   checkExpected,
+  type EventRow,
   type EventStore,
   type EventToAppend,
   type ExpectedRevision,
@@ -32,14 +33,7 @@ const READ_RANGE = 10_000;
 /** Rows per INSERT, by size: well under MariaDB's default max_allowed_packet (16 MiB). */
 const CHUNK_BYTES = 4 * 1024 * 1024;
 
-interface Row extends RowDataPacket {
-  position: number;
-  stream: string;
-  revision: number;
-  type: string;
-  data: string;
-  metadata: string;
-}
+interface Row extends RowDataPacket, EventRow {}
 
 const COLUMNS = 'position, stream, revision, type, data, metadata';
 

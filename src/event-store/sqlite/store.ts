@@ -7,6 +7,7 @@ import {
   type AppendResult,
   type Committed,
   checkExpected,
+  type EventRow,
   type EventStore,
   type EventToAppend,
   type ExpectedRevision,
@@ -268,11 +269,4 @@ export function sqliteLogReader(file: string): LogReader {
   };
 }
 
-interface Row {
-  position: number;
-  stream: string;
-  revision: number;
-  type: string;
-  data: string;
-  metadata: string;
-}
+type Row = EventRow;
