@@ -23,6 +23,50 @@ export interface Config {
   shutdownDrainMs: number;
   /** How long an instance may be behind what other instances appended and still be ready. */
   readyMaxLagMs: number;
+  webhooks: WebhookSettings;
+}
+
+/** How event rules deliver (section 15). */
+export interface WebhookSettings {
+  /** Host patterns (`hooks.lan`, `*.lan`, `10.0.0.5`) a target may name even where it resolves to a private address. */
+  allowedHosts: string[];
+  timeoutMs: number;
+  /** How long a delivery is retried before it is `dead`. */
+  giveUpAfterMs: number;
+  /** POSTs of one rule in flight at once: 1 keeps the receiver's order strictly that of the log. */
+  inFlight: number;
+}
+
+const DURATION = /^([0-9]{1,9})(ms|s|m|h|d)?$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration (`24h`, `10m`, `30s`, `500ms`, or milliseconds), within bounds. */
+function duration(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const match = DURATION.exec(raw.trim());
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2] ?? 'ms'] : Number.NaN;
+  if (!(ms >= min && ms <= max)) {
+    throw new ConfigError(`${name} must be a duration such as 24h, 10m, 30s or 500ms, from ${min} ms to ${max} ms`);
+  }
+  return ms;
+}
+
+function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
+  const allowedHosts = list(env.WEBHOOK_ALLOWED_HOSTS);
+  for (const name of allowedHosts) {
+    if (!/^(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$|^\[?[0-9A-Fa-f:.]+\]?$/.test(name)) {
+      throw new ConfigError(
+        `WEBHOOK_ALLOWED_HOSTS must list host names or addresses such as hooks.lan, *.lan or 10.0.0.5, not "${name}"`,
+      );
+    }
+  }
+  return {
+    allowedHosts: allowedHosts.map((name) => name.replace(/^\[|\]$/g, '').toLowerCase()),
+    timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 5000, 100, 600_000),
+    giveUpAfterMs: duration(env, 'WEBHOOK_GIVE_UP_AFTER', 86_400_000, 1000, 30 * 86_400_000),
+    inFlight: integer(env, 'WEBHOOK_IN_FLIGHT', 1, 1, 256),
+  };
 }
 
 /** EVENT_STORE=mariadb: where the log is and how to reach it. */
@@ -206,5 +250,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownDrainMs: integer(env, 'SHUTDOWN_DRAIN_MS', 5000, 0, 600_000),
     readyMaxLagMs: integer(env, 'READY_MAX_LAG_MS', 2000, 0, 3_600_000),
     http: httpLimits(env),
+    webhooks: webhookSettings(env),
   };
 }

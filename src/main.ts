@@ -11,6 +11,9 @@ import { openRetiredKeys, openSecretKey } from './application/secret-key.js';
 import { ConfigService, type ParseWrite } from './application/service.js';
 import type { Config } from './config.js';
 import { assertMayServe, assertServes, recordStore } from './data-dir.js';
+import { type EventRules, eventRules, eventRulesRoutes } from './event-rules/index.js';
+import type { DeliveryLedger } from './event-rules/ledger.js';
+import { sqliteLedger } from './event-rules/sqlite-ledger.js';
 import { createHandler } from './http/app.js';
 import { hostCheck } from './http/hosts.js';
 import { Metrics, Readiness } from './http/operations.js';
@@ -122,8 +125,11 @@ export async function openService(
 }
 
 /** The wings' routes, in the order the OpenAPI document lists them; their live parts where the instance has them. */
-function routeModules(live: { log?: VerifiableLog; projection?: PmaControlProjection } = {}): RouteModule[] {
-  return [logRoutes(live.log), pmacontrolRoutes(live.projection)];
+function routeModules(
+  live: { log?: VerifiableLog; projection?: PmaControlProjection; rules?: EventRules } = {},
+): RouteModule[] {
+  const rules = live.rules ? { ledger: live.rules.ledger, holder: live.rules.holder } : {};
+  return [logRoutes(live.log), pmacontrolRoutes(live.projection), eventRulesRoutes(rules)];
 }
 
 /** The OpenAPI document this build serves (`GET /fr/api/openApi`, `pmacontrol-config openapi`). */
@@ -135,7 +141,7 @@ function serveHttp(
   logger: Logger,
   service: ConfigService,
   metrics: Metrics,
-  live: { log: VerifiableLog; projection?: PmaControlProjection; validator: WriteValidator },
+  live: { log: VerifiableLog; projection?: PmaControlProjection; rules: EventRules; validator: WriteValidator },
 ) {
   const readiness = new Readiness(config.readyMaxLagMs);
   const { validator } = live;
@@ -161,6 +167,7 @@ interface Parts {
   warming: { stop: () => void };
   listening: Listening;
   projection?: PmaControlProjection;
+  rules: EventRules;
   service: ConfigService;
   stores: Stores;
 }
@@ -175,7 +182,7 @@ async function stopService(service: ConfigService, stores: Stores): Promise<void
 
 /** Stops taking connections, lets in-flight requests finish, then stops the rest; once, whoever asks. */
 function closer(logger: Logger, parts: Parts): () => Promise<void> {
-  const { readiness, warming, listening, projection, service, stores } = parts;
+  const { readiness, warming, listening, projection, rules, service, stores } = parts;
   let closing: Promise<void> | undefined;
   return () =>
     (closing ??= (async () => {
@@ -183,6 +190,7 @@ function closer(logger: Logger, parts: Parts): () => Promise<void> {
       warming.stop();
       await stopListening(listening, () => service.feed.closeAll());
       await projection?.stop();
+      await rules.stop();
       await stopService(service, stores);
       logger.info('stopped');
     })());
@@ -211,6 +219,28 @@ async function pmacontrolPart(
 }
 
 /**
+ * Event rules (section 15): their ledger beside the log — in the MariaDB database of the event
+ * store, else in DATA_DIR — and their delivery, started once the instance listens.
+ */
+async function eventRulesPart(
+  config: Config,
+  parts: { service: ConfigService; logger: Logger; metrics: Metrics; ownPort: () => number | undefined },
+): Promise<EventRules> {
+  let ledger: DeliveryLedger;
+  if (config.eventStore === 'mariadb' && config.mariadb) {
+    const { mariadbLedger } = await import('./event-rules/mariadb-ledger.js');
+    ledger = mariadbLedger(config.mariadb);
+  } else ledger = sqliteLedger(config.dataDir);
+  const { metrics } = parts;
+  return eventRules(config, {
+    ...parts,
+    ledger,
+    gauge: (name, help, read) => metrics.gauge(name, help, read),
+    counter: (name, help, labels) => metrics.counter(name, help, labels),
+  });
+}
+
+/**
  * Starts the service. `close` stops taking connections, lets in-flight requests finish, then closes
  * the stores; `shutdown` (SIGTERM) first answers /readyz 503 and goes on serving for `drainMs`, every
  * answer closing its connection, so that a load balancer stops sending and no request is reset.
@@ -229,13 +259,16 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   recordStore(config);
   metrics.watch(service);
   const projection = await pmacontrolPart(config, pmacontrolDb, { service, logger, validator, metrics });
-  const { readiness, handler } = serveHttp(config, logger, service, metrics, { log, projection, validator });
+  let port: number | undefined;
+  const rules = await eventRulesPart(config, { service, logger, metrics, ownPort: () => port });
+  const { readiness, handler } = serveHttp(config, logger, service, metrics, { log, projection, rules, validator });
   if (projection) readiness.add(() => projection.notReady());
   let listening: Listening;
   try {
     listening = await listen(config.http, config.port, config.host, handler);
   } catch (error) {
     // Nothing may keep the process alive past a start that cannot listen (the MariaDB pool, the feed).
+    await rules.stop();
     await stopService(service, stores);
     throw error;
   }
@@ -243,14 +276,15 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   // The write validators, compiled in the background once listening: not by a client's first write.
   const warming = validator.warm();
   projection?.start();
-  const port = (server.address() as AddressInfo).port;
+  port = (server.address() as AddressInfo).port;
+  rules.start();
   const reached = { revision: service.revision, position: service.revision + 1 };
   const took = { started_in_ms: Math.round(performance.now() - started) };
   logger.info(
     { host: config.host, port, ...stores.store.describe(), data_dir: config.dataDir, ...reached, ...took },
     'listening',
   );
-  const close = closer(logger, { readiness, warming, listening, projection, service, stores });
+  const close = closer(logger, { readiness, warming, listening, projection, rules, service, stores });
   const shutdown = async (drainMs = config.shutdownDrainMs) => {
     readiness.stopping = true;
     logger.info({ drain_ms: drainMs }, 'draining: not ready, still serving');

@@ -115,6 +115,7 @@ const PLUG_POINTS = [
   'src/http/route-module.ts',
   'src/openapi/operation-kit.ts',
   'src/commands/command.ts',
+  'src/sqlite/driver.ts',
 ];
 const local = (target: string) => target.startsWith('src/') || target.startsWith('projections/');
 

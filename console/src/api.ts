@@ -92,6 +92,13 @@ export type Entry = Record<string, unknown> & { id: number; version: number };
 /** The resources of the configuration, in the order people think of them. */
 export const RESOURCES = ['servers', 'clients', 'environments', 'tags', 'aliases', 'ssh-keys', 'storage-areas'];
 
+/** The resources only admins see, served at `/fr/api/<name>`; the others are at `/fr/api/config/<name>`. */
+export const ADMIN_RESOURCES = ['event-rules'];
+
+/** Where the API serves a resource's entries. */
+export const entriesPath = (resource: string) =>
+  ADMIN_RESOURCES.includes(resource) ? `/fr/api/${resource}` : `/fr/api/config/${resource}`;
+
 /** What a person may do, by role. */
 export const mayWrite = (who: Whoami | null) => who?.role === 'writer' || who?.role === 'admin';
 

@@ -1,5 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type ApiError, type Entry, getJson, type HistoryItem, mayWrite, query, request, type Whoami } from './api.js';
+import {
+  type ApiError,
+  type Entry,
+  entriesPath,
+  getJson,
+  type HistoryItem,
+  mayWrite,
+  query,
+  request,
+  type Whoami,
+} from './api.js';
 import { Diff, isoOf, localOf, Notice, Time } from './parts.js';
 import { navigate, params } from './router.js';
 
@@ -153,7 +163,7 @@ const takeFlash = () => {
 };
 
 export function EntryView({ resource, id, who }: { resource: string; id: number; who: Whoami | null }) {
-  const path = `/fr/api/config/${resource}/${id}`;
+  const path = `${entriesPath(resource)}/${id}`;
   const [history, setHistory] = useState<HistoryItem[]>([]);
   const [round, setRound] = useState(0);
   const search = params();

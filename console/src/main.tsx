@@ -7,6 +7,7 @@ import { LogView } from './log.js';
 import { MomentView } from './moment.js';
 import { Link, Notice } from './parts.js';
 import { onNavigate, routeOf } from './router.js';
+import { EventRulesView } from './rules.js';
 
 /**
  * The audit console: the change log, an entry's history, the inventory at a moment and the log's
@@ -59,6 +60,7 @@ function Header(props: { who: Whoami | null; signIn?: () => void; signOut: () =>
         <Link href="/fr/console/changes">Changes</Link>
         <Link href="/fr/console/at">At a moment</Link>
         <Link href="/fr/console/log">Log integrity</Link>
+        {who?.role === 'admin' && <Link href="/fr/console/event-rules">Event rules</Link>}
       </nav>
       <p class="who" aria-live="polite">
         {who ? `${who.actor} (${who.role}${who.secrets ? ', reads secrets' : ''})` : 'not signed in'}
@@ -87,6 +89,8 @@ function View({ who }: { who: Whoami | null }) {
       return <MomentView />;
     case 'log':
       return <LogView />;
+    case 'event-rules':
+      return <EventRulesView />;
     case 'entry':
       return <EntryView resource={route.resource} id={route.id} who={who} />;
     default:

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { request } from './api.js';
+import { entriesPath, request } from './api.js';
 import { LABELS } from './references.js';
 
 /**
@@ -25,7 +25,7 @@ async function inTurn<T>(work: () => Promise<T>): Promise<T> {
 }
 
 async function labelAt(resource: string, id: number, position: number): Promise<string | null> {
-  const reply = await request(`/fr/api/config/${resource}/${id}?at=${position}`).catch(() => undefined);
+  const reply = await request(`${entriesPath(resource)}/${id}?at=${position}`).catch(() => undefined);
   if (!reply?.ok) return null;
   const { item } = (await reply.json()) as { item: Record<string, unknown> };
   const label = (LABELS[resource] ?? []).map((field) => item[field]).find((v) => typeof v === 'string' && v !== '');

@@ -13,6 +13,7 @@ export const LABELS: Record<string, readonly string[]> = {
   aliases: ['dns'],
   'ssh-keys': ['name'],
   'storage-areas': ['libelle'],
+  'event-rules': ['name'],
 };
 
 /** The fields of each resource that hold ids of other entries, and whose. */

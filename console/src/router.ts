@@ -6,6 +6,7 @@ export type Route =
   | { view: 'changes' }
   | { view: 'at' }
   | { view: 'log' }
+  | { view: 'event-rules' }
   | { view: 'entry'; resource: string; id: number }
   | { view: 'unknown' };
 
@@ -14,6 +15,7 @@ export function routeOf(pathname: string): Route {
   if (rest === '' || rest === 'changes') return { view: 'changes' };
   if (rest === 'at') return { view: 'at' };
   if (rest === 'log') return { view: 'log' };
+  if (rest === 'event-rules') return { view: 'event-rules' };
   const entry = /^([a-z-]+)\/(\d+)$/.exec(rest);
   if (entry) return { view: 'entry', resource: entry[1]!, id: Number(entry[2]) };
   return { view: 'unknown' };

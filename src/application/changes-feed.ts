@@ -1,11 +1,12 @@
 import { type ChangeItem, changeItem } from '../../projections/changes.js';
+import { ADMIN_COLLECTIONS } from '../domain/resources.js';
 import { DomainError } from '../domain/shared/errors.js';
 import type { ChangeQuery } from '../read-models/port.js';
 import type { Changes } from './changes.js';
 import type { Projected } from './projector.js';
 
 /** The filters a live client may give: a subset of the change log's (token events for admins only). */
-export type FeedFilter = Pick<ChangeQuery, 'resource' | 'id' | 'actor' | 'type' | 'tokens'>;
+export type FeedFilter = Pick<ChangeQuery, 'resource' | 'id' | 'actor' | 'type' | 'admin'>;
 
 /** Where a client's changes go. */
 export interface FeedClient {
@@ -35,7 +36,7 @@ export interface FeedLimits {
 const CATCH_UP_HIGH_WATER = 256 * 1024;
 
 export function matches(filter: FeedFilter, item: ChangeItem): boolean {
-  if (!filter.tokens && item.resource === 'tokens') return false;
+  if (!filter.admin && item.resource !== null && ADMIN_COLLECTIONS.includes(item.resource)) return false;
   if (filter.actor !== undefined && item.actor !== filter.actor) return false;
   if (filter.type !== undefined && item.type !== filter.type) return false;
   if (filter.resource === undefined) return true;

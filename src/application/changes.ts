@@ -1,6 +1,6 @@
 import type { ChangeItem, HistoryItem } from '../../projections/changes.js';
 import { diffedFields, redactDiff } from '../domain/redact.js';
-import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../domain/resources.js';
+import { CONFIGURATION_NAMES, type ResourceName, resourceOf } from '../domain/resources.js';
 import { type DiffMember, fieldDiff } from '../domain/shared/diff.js';
 import { Deleted, NotFound } from '../domain/shared/errors.js';
 import type { Sealed } from '../domain/shared/fields.js';
@@ -124,7 +124,7 @@ export class Changes {
     const touched =
       end.position > start.position ? await this.stored().touched(start.position, end.position) : new Map();
     const resources = async function* (this: Changes): AsyncIterable<[ResourceName, ResourceDiff]> {
-      for (const name of RESOURCE_NAMES)
+      for (const name of CONFIGURATION_NAMES)
         yield [name, await this.resourceDiff(name, touched.get(name) ?? [], start, end)];
     };
     return { from: start, to: end, resources: resources.call(this) };

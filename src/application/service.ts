@@ -2,6 +2,7 @@ import type { HistoryItem } from '../../projections/changes.js';
 import { genesisEvents } from '../domain/genesis.js';
 import type { ResourceName } from '../domain/resources.js';
 import { Deleted, NotFound } from '../domain/shared/errors.js';
+import type { Sealed } from '../domain/shared/fields.js';
 import { CONFIG_STREAM, type DomainEvent } from '../domain/shared/types.js';
 import type { ConfigState, RecordedKey } from '../domain/state.js';
 import type { EntryRecord } from '../engine/table.js';
@@ -20,9 +21,10 @@ import { type Principal, type Refusal, TokenTable } from './tokens.js';
 import { Writes } from './writes.js';
 
 // What the wings (src/<wing>/) use of the application: they reach it through this facade and writes.ts.
+export type { ChangeItem, HistoryItem } from '../../projections/changes.js';
 export type { EventStore, RecordedEvent } from '../event-store/port.js';
 export { logged } from '../event-store/port.js';
-export type { AuditReader } from '../read-models/port.js';
+export type { AuditReader, ChangeQuery } from '../read-models/port.js';
 export type { ParseWrite } from './batch.js';
 export type { Caller, Clock } from './group-commit.js';
 export { createKeyFile, readProtected } from './key-files.js';
@@ -187,6 +189,11 @@ export class ConfigService {
   fingerprintOf: (method: string, path: string, body: string) => string = () => {
     throw new Error('the service is not started');
   };
+
+  /** A sealed value opened, for a wing that uses a secret itself (a rule's signing key); never answered. */
+  openSecret(sealed: string): string | undefined {
+    return this.secrets?.tryOpen(sealed as Sealed);
+  }
 
   /** The service's clock: what "now" is for expiry dates and the Idempotency-Key window. */
   now(): Date {

@@ -1,4 +1,4 @@
-import { RESOURCE_NAMES, type ResourceName, referenceOrder, resourceOf } from '../domain/resources.js';
+import { CONFIGURATION_NAMES, type ResourceName, referenceOrder, resourceOf } from '../domain/resources.js';
 import { type DomainError, type FieldError, ValidationFailed } from '../domain/shared/errors.js';
 import type { ConfigState } from '../domain/state.js';
 import type { EntryRecord } from '../engine/table.js';
@@ -10,7 +10,9 @@ import type { WriteRequest } from './prepare.js';
 export const EXPORT_FORMAT = 'pmacontrol-config/1';
 
 /** The order entries are imported in: every resource after the ones it references (see referenceOrder). */
-export const IMPORT_ORDER: readonly ResourceName[] = referenceOrder();
+export const IMPORT_ORDER: readonly ResourceName[] = referenceOrder().filter((name) =>
+  CONFIGURATION_NAMES.includes(name),
+);
 
 /** One entry of an import document, checked against its resource's schema (secrets in plain text). */
 export interface ImportItem {
@@ -148,13 +150,14 @@ export async function* exportPieces(
 ): AsyncIterable<string> {
   let snapshot: Snapshot;
   if (moment === undefined) {
-    const lists = RESOURCE_NAMES.map((name) => [name, source.state.collections[name].inOrder()] as const);
+    const lists = CONFIGURATION_NAMES.map((name) => [name, source.state.collections[name].inOrder()] as const);
     const position = source.revision + 1;
     snapshot = { position, at: (await source.changes.resolve({ position })).at, lists };
   } else {
     const { position, at } = await source.changes.resolve(moment);
     const lists: Snapshot['lists'] = [];
-    for (const name of RESOURCE_NAMES) lists.push([name, (await source.changes.listAt(name, { position })).entries]);
+    for (const name of CONFIGURATION_NAMES)
+      lists.push([name, (await source.changes.listAt(name, { position })).entries]);
     snapshot = { position, at, lists };
   }
   yield* pieces(snapshot, present, progress);

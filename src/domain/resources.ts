@@ -1,6 +1,7 @@
 import { aliases } from './aliases/resource.js';
 import { clients } from './clients/resource.js';
 import { environments } from './environments/resource.js';
+import { eventRules } from './event-rules/resource.js';
 import { servers } from './servers/resource.js';
 import type { Link, Resource } from './shared/declaration.js';
 import { sshKeys } from './ssh-keys/resource.js';
@@ -17,12 +18,24 @@ export const RESOURCES = {
   'storage-areas': storageAreas,
   servers,
   'ssh-keys': sshKeys,
+  'event-rules': eventRules,
 } as const;
 
 export type ResourceName = keyof typeof RESOURCES;
 export const RESOURCE_NAMES = Object.keys(RESOURCES) as ResourceName[];
 
 export const isResourceName = (name: string): name is ResourceName => Object.hasOwn(RESOURCES, name);
+
+/** Only admins see or change it (event rules): it is not part of the configuration. */
+const adminOnly = (name: ResourceName) => (RESOURCES[name] as Resource).declaration.scope === 'admin';
+
+/** The configuration: every resource but the admins' own (event rules), as export, import and the differences see it. */
+export const CONFIGURATION_NAMES = RESOURCE_NAMES.filter((name) => !adminOnly(name));
+
+export const isConfigurationName = (name: string): name is ResourceName => isResourceName(name) && !adminOnly(name);
+
+/** The collections whose entries and changes only admins see: the tokens, and the resources of scope `admin`. */
+export const ADMIN_COLLECTIONS: readonly string[] = ['tokens', ...RESOURCE_NAMES.filter(adminOnly)];
 
 /** A resource by its URL name, as the shared machinery sees it. */
 export function resourceOf(name: string): Resource {

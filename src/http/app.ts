@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { ConfigService, ParseWrite } from '../application/service.js';
 import type { Principal } from '../application/tokens.js';
 import type { AccessSettings } from '../config.js';
-import { isResourceName } from '../domain/resources.js';
+import { isConfigurationName, RESOURCE_NAMES, resourceOf } from '../domain/resources.js';
 import type { Role } from '../domain/tokens/resource.js';
 import { type CiphertextOpener, WriteValidator } from '../schemas/validator.js';
 import { consoleRoutes } from './console.js';
@@ -24,8 +24,11 @@ import {
   API_ROUTES,
   type ApiRouteDescriptor,
   type ApiRouteKind,
+  accessOf,
   allowedMethods,
   CONFIG_BASE,
+  entriesPath,
+  type HandlerDeps,
   type Method,
   SERVICE_ROUTES,
   SHAPES,
@@ -64,7 +67,7 @@ type RouteHandle = (ctx: Context, route: ApiRouteDescriptor) => unknown;
 function notFound(ctx: Context) {
   const rest = ctx.path.startsWith(`${CONFIG_BASE}/`) ? ctx.path.slice(CONFIG_BASE.length + 1) : undefined;
   const name = rest?.split('/')[0];
-  if (name && !isResourceName(name)) throw unknownResource(name);
+  if (name && !isConfigurationName(name)) throw unknownResource(name);
   throw unknownRoute(ctx.path);
 }
 
@@ -132,6 +135,28 @@ async function identifyOrOther(
   }
 }
 
+type Mount = (openApiPath: string, method: Method, access: Access, handle: Handle) => void;
+
+/**
+ * The entry routes: one per shape for every configuration resource at once (a router walks its
+ * routes in turn; 56 of them were most of a small read's routing time), and those of each admins'
+ * resource (event rules) at a path of its own, every one for admins.
+ */
+function mountEntryRoutes(mount: Mount, handlerDeps: HandlerDeps): void {
+  for (const [kind, method, suffix, access] of SHAPES) {
+    mount(`${CONFIG_BASE}/{resource}${suffix}`, method, access, (ctx) =>
+      HANDLERS[kind](ctx, ctx.state.resource, handlerDeps),
+    );
+  }
+  for (const resource of RESOURCE_NAMES.filter((name) => resourceOf(name).declaration.scope === 'admin')) {
+    for (const [kind, method, suffix, access] of SHAPES) {
+      mount(`${entriesPath(resource)}${suffix}`, method, accessOf(resource, access), (ctx) =>
+        HANDLERS[kind](ctx, resource, handlerDeps),
+      );
+    }
+  }
+}
+
 function routes(deps: ResolvedDeps): Router {
   const router = new Router();
   const handlerDeps = { service: deps.service, validator: deps.validator ?? new WriteValidator(deps.openCrypted) };
@@ -148,20 +173,15 @@ function routes(deps: ResolvedDeps): Router {
     byPath.set(path, [...(byPath.get(path) ?? []), method]);
     router.register(path, [method], guarded(access, handle, deps, basic, other) as (ctx: Context) => Promise<void>);
   };
-  // One route per shape, for every resource at once (a router walks its routes in turn; 56 of
-  // them were most of a small read's routing time). The resource is checked first (a 404 for an
-  // unknown one, whatever the caller), and the route template in logs and metrics names it.
+  // The resource of a configuration route is checked first (a 404 for an unknown one, whatever the
+  // caller), and the route template in logs and metrics names it.
   router.param('resource', (resource, ctx, next) => {
-    if (!isResourceName(resource)) throw unknownResource(resource);
+    if (!isConfigurationName(resource)) throw unknownResource(resource);
     ctx.state.resource = resource;
     nameResource(ctx, resource);
     return next();
   });
-  for (const [kind, method, suffix, access] of SHAPES) {
-    mount(`${CONFIG_BASE}/{resource}${suffix}`, method, access, (ctx) =>
-      HANDLERS[kind](ctx, ctx.state.resource, handlerDeps),
-    );
-  }
+  mountEntryRoutes(mount, handlerDeps);
   const api = apiHandlers(deps, handlerDeps.validator);
   for (const route of API_ROUTES) mount(route.path, route.method, route.access, (ctx) => api[route.kind](ctx, route));
   const { validator } = handlerDeps;

@@ -1,7 +1,7 @@
 import type { ResourceName } from '../domain/resources.js';
 import type { EntryRecord } from '../engine/table.js';
 import { entryJson } from './list-body.js';
-import { CONFIG_BASE } from './routes/descriptors.js';
+import { entriesPath } from './routes/descriptors.js';
 
 /**
  * The plain read of one entry (`GET /fr/api/config/{resource}/{id}`, no query, no condition): the
@@ -37,4 +37,4 @@ export function entryRead(resource: ResourceName, entry: EntryRecord): { headers
 }
 
 /** The route template a read of `resource` is logged and measured under. */
-export const entryRoute = (resource: ResourceName): string => `${CONFIG_BASE}/${resource}/:id`;
+export const entryRoute = (resource: ResourceName): string => `${entriesPath(resource)}/:id`;

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Logger } from 'pino';
 import type { ConfigService } from '../application/service.js';
 import type { AccessSettings } from '../config.js';
-import { isResourceName } from '../domain/resources.js';
+import { isConfigurationName } from '../domain/resources.js';
 import type { Role } from '../domain/tokens/resource.js';
 import { entryRead, entryRoute } from './entry-read.js';
 import type { HostCheck } from './hosts.js';
@@ -64,7 +64,7 @@ export function withFastReads(deps: FastReadDeps, koa: RequestListener): Request
 function plainRead(req: IncomingMessage, service: ConfigService, anonymousRole: Role | 'none') {
   if (req.method !== 'GET' || req.headers['if-none-match'] !== undefined) return undefined;
   const match = READ.exec(req.url ?? '');
-  if (!match || !isResourceName(match[1]) || !isCanonicalId(match[2])) return undefined;
+  if (!match || !isConfigurationName(match[1]) || !isCanonicalId(match[2])) return undefined;
   const [, resource, id] = match;
   const entry = service.state.collections[resource].get(Number(id));
   if (!entry) return undefined;

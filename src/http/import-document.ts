@@ -1,6 +1,6 @@
 import type { ConfigService } from '../application/service.js';
 import { EXPORT_FORMAT, IMPORT_ORDER, type ImportItem, itemPath } from '../application/transfer.js';
-import { isResourceName, type ResourceName, resourceOf } from '../domain/resources.js';
+import { isConfigurationName, type ResourceName, resourceOf } from '../domain/resources.js';
 import { type FieldError, ValidationFailed } from '../domain/shared/errors.js';
 import type { WriteValidator } from '../schemas/validator.js';
 
@@ -48,7 +48,7 @@ export function parseImportDocument(
   if (problems.length > 0 || !isObject(resources)) throw new ValidationFailed(problems, { listAll: true });
   const items: ImportItem[] = [];
   for (const [name, list] of Object.entries(resources)) {
-    if (!isResourceName(name)) {
+    if (!isConfigurationName(name)) {
       problems.push(problem(`resources.${name}`, 'unknown_resource', 'is not a resource of this service'));
     } else if (!Array.isArray(list)) {
       problems.push(problem(`resources.${name}`, 'invalid_type', 'must be a list of entries'));

@@ -156,6 +156,12 @@ export class Metrics {
     return this;
   }
 
+  /** Adds a counter with labels (a wing's: webhook deliveries by rule and outcome); returns how to count one. */
+  counter(name: string, help: string, labelNames: string[]): (labels: Record<string, string>) => void {
+    const counter = new Counter({ name, help, labelNames, registers: [this.registry] });
+    return (labels) => counter.inc(labels);
+  }
+
   /** Middleware: counts and times every request under its route template ("unmatched" for a 404). */
   measure() {
     return async (ctx: Context, next: Next) => {

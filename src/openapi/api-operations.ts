@@ -1,5 +1,5 @@
 import type { OperationObject, ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
-import { COLLECTION_NAMES, RESOURCE_NAMES, resourceOf } from '../domain/resources.js';
+import { COLLECTION_NAMES, CONFIGURATION_NAMES, resourceOf } from '../domain/resources.js';
 import type { ApiRouteDescriptor } from '../http/routes/descriptors.js';
 import { issueToken, listTokens, revokeToken, secretOperation, whoami } from './identity-operations.js';
 import { json, problems, ref, requestIdHeader } from './operation-kit.js';
@@ -21,8 +21,8 @@ const POSITION = { type: 'integer', minimum: 0 } as SchemaObject;
 const FILTERS: ParameterObject[] = [
   query(
     'resource',
-    'events whose entry, or one of the entries they changed in passing, is of this resource (tokens: their ' +
-      'issue and revocation, for admins only: others never see token events, and asking is a 403)',
+    'events whose entry, or one of the entries they changed in passing, is of this resource (tokens and ' +
+      'event-rules for admins only: others never see their events, and asking is a 403)',
     { type: 'string', enum: [...COLLECTION_NAMES] },
   ),
   query('id', 'with resource: that entry only', { type: 'integer', minimum: 1 }),
@@ -151,8 +151,8 @@ const DIFF_SCHEMA = {
     to: ref('schemas', 'AsOf'),
     resources: {
       type: 'object',
-      properties: Object.fromEntries(RESOURCE_NAMES.map((r) => [r, PER_RESOURCE])),
-      required: [...RESOURCE_NAMES],
+      properties: Object.fromEntries(CONFIGURATION_NAMES.map((r) => [r, PER_RESOURCE])),
+      required: [...CONFIGURATION_NAMES],
     },
   },
   required: ['from', 'to', 'resources'],
@@ -162,7 +162,7 @@ const DIFF_EXAMPLE = {
   from: { position: 40, at: '2026-11-22T22:00:00.000Z' },
   to: { position: 42, at: '2026-11-23T09:12:00.000Z' },
   resources: {
-    ...Object.fromEntries(RESOURCE_NAMES.map((r) => [r, EMPTY_DIFF])),
+    ...Object.fromEntries(CONFIGURATION_NAMES.map((r) => [r, EMPTY_DIFF])),
     servers: { ...EMPTY_DIFF, updated: [{ id: 12, diff: [{ field: 'port', before: 3306, after: 3307 }] }] },
   },
 };

@@ -1,5 +1,6 @@
 import type { OperationObject, RequestBodyObject, SchemaObject } from 'openapi3-ts/oas31';
 import type { Resource } from '../domain/shared/declaration.js';
+import type { FieldSpec } from '../domain/shared/fields.js';
 import type { RouteDescriptor } from '../http/routes/descriptors.js';
 import { common } from './config-reads.js';
 import { a, entryExample, patchExample } from './examples.js';
@@ -27,6 +28,22 @@ function writeBody(resource: Resource, mode: 'create' | 'replace' | 'patch'): Re
   return { required: true, content: { ...json(body, example), ...merge } as RequestBodyObject['content'] };
 }
 
+/**
+ * The secrets the service makes when a creation leaves them out (an event rule's signing key): shown
+ * in `made`, this once.
+ */
+function madeSchema(resource: Resource): Record<string, SchemaObject> {
+  const made = resource.secretFields.filter((field) => (resource.declaration.fields[field] as FieldSpec).made);
+  if (made.length === 0) return {};
+  const properties = Object.fromEntries(
+    made.map((field) => [field, { type: 'string', description: `the ${field} made, in plain text` } as SchemaObject]),
+  );
+  const description =
+    'the secrets the service made because the creation left them out, shown this once (never again, not even ' +
+    'to a retry with the same Idempotency-Key)';
+  return { made: { type: 'object', properties, additionalProperties: false, description } };
+}
+
 function written(resource: Resource, status: 200 | 201, extra: Record<string, SchemaObject>) {
   const headers = {
     ...requestIdHeader,
@@ -39,6 +56,7 @@ function written(resource: Resource, status: 200 | 201, extra: Record<string, Sc
       id: { type: 'integer' },
       resource: { type: 'string', const: resource.name },
       ...extra,
+      ...(status === 201 ? madeSchema(resource) : {}),
       item: ref('schemas', resource.declaration.title),
     },
     required: ['id', 'resource', ...Object.keys(extra), 'item'],

@@ -72,13 +72,17 @@ export function documentedWriteSchema(resource: Resource, mode: WriteMode): Json
     for (const alias of spec.aliases)
       properties[alias] = { ...schema, description: `alias of ${field}`, deprecated: true };
   }
-  for (const [alias, { parts, description }] of Object.entries(resource.declaration.objectAliases ?? {})) {
+  for (const [alias, { parts, description, preferred }] of Object.entries(resource.declaration.objectAliases ?? {})) {
+    const part = (field: string) => {
+      const spec = resource.declaration.fields[field];
+      return { ...spec.schema, description: `${field}: ${spec.description}` };
+    };
     properties[alias] = {
       type: 'object',
       description,
-      properties: Object.fromEntries(Object.keys(parts).map((k) => [k, { type: ['integer', 'null'], minimum: 1 }])),
+      properties: Object.fromEntries(Object.entries(parts).map(([key, field]) => [key, part(field)])),
       additionalProperties: false,
-      deprecated: true,
+      ...(preferred ? {} : { deprecated: true }),
     };
   }
   for (const name of ignoredInputs(resource))

@@ -1,12 +1,12 @@
 import type { OperationObject, SchemaObject } from 'openapi3-ts/oas31';
 import { EXPORT_FORMAT } from '../application/transfer.js';
-import { RESOURCE_NAMES, resourceOf } from '../domain/resources.js';
+import { CONFIGURATION_NAMES, resourceOf } from '../domain/resources.js';
 import { entrySchema } from '../schemas/write.js';
 import { entryExample } from './examples.js';
 import { json, problems, ref, requestIdHeader } from './operation-kit.js';
 
 /** An entry as GET shows it; with `secrets=sealed`, each of its secrets sealed as well. */
-function exportedEntry(name: (typeof RESOURCE_NAMES)[number]): SchemaObject {
+function exportedEntry(name: (typeof CONFIGURATION_NAMES)[number]): SchemaObject {
   const resource = resourceOf(name);
   const base = entrySchema(resource) as SchemaObject;
   const sealed = Object.fromEntries(
@@ -31,9 +31,9 @@ const DOCUMENT_SCHEMA: SchemaObject = {
       type: 'object',
       description: 'every entry of every resource, soft-deleted servers included, in id order',
       properties: Object.fromEntries(
-        RESOURCE_NAMES.map((name) => [name, { type: 'array', items: exportedEntry(name) }]),
+        CONFIGURATION_NAMES.map((name) => [name, { type: 'array', items: exportedEntry(name) }]),
       ),
-      required: [...RESOURCE_NAMES],
+      required: [...CONFIGURATION_NAMES],
       additionalProperties: false,
     },
   },
@@ -46,7 +46,7 @@ const DOCUMENT_EXAMPLE = {
   position: 42,
   at: '2026-11-23T09:12:00.000Z',
   resources: {
-    ...Object.fromEntries(RESOURCE_NAMES.map((name) => [name, []])),
+    ...Object.fromEntries(CONFIGURATION_NAMES.map((name) => [name, []])),
     tags: [entryExample(resourceOf('tags'))],
   },
 };
@@ -105,7 +105,9 @@ const IMPORT_REQUEST: SchemaObject = {
     at: { type: ['string', 'null'], description: 'accepted and ignored' },
     resources: {
       type: 'object',
-      properties: Object.fromEntries(RESOURCE_NAMES.map((name) => [name, { type: 'array', items: IMPORTED_ENTRY }])),
+      properties: Object.fromEntries(
+        CONFIGURATION_NAMES.map((name) => [name, { type: 'array', items: IMPORTED_ENTRY }]),
+      ),
     },
   },
   required: ['format', 'resources'],

@@ -31,7 +31,7 @@ export async function touchedSince(
     return { touched, created, position: head };
   }
   let count = 0;
-  for await (const item of service.changes.changes({ after, before: head + 1, order: 'asc', tokens: false })) {
+  for await (const item of service.changes.changes({ after, before: head + 1, order: 'asc', admin: false })) {
     // An event that changed no entry (a secret read) has no revision: nothing to write.
     if (item.resource && item.id !== null && item.revision !== null) {
       const creation = item.type === resourceOf(item.resource as ResourceName).events.created;

@@ -58,8 +58,11 @@ export interface ChangeQuery {
   after?: number;
   before?: number;
   order: 'asc' | 'desc';
-  /** Token events (their issue, revocation, re-seal) are left out unless asked for: they are for admins. */
-  tokens?: boolean;
+  /**
+   * The events of tokens (their issue, revocation, re-seal) and of the admins' resources (event
+   * rules) are left out unless asked for: they are for admins.
+   */
+  admin?: boolean;
 }
 
 /** The entry as it was at a position: there, hard-deleted, or not created yet (undefined). */

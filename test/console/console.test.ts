@@ -1,26 +1,12 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { ARGS, accessible, CHROMIUM, SHOTS } from '../support/browser.js';
 import { BASE, send } from '../support/harness.js';
 import { runCli, type ServiceProcess, spawnService, tempDir } from '../support/process.js';
 import { toolAvailable } from '../support/tools.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-];
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-/** Where the screenshots of each view are kept after the run, to be looked at (never committed). */
-const SHOTS = process.env.CONSOLE_SCREENSHOTS ?? join(tmpdir(), 'pmacontrol-console-screenshots');
-mkdirSync(SHOTS, { recursive: true });
 
 const it = suite('the audit console at /fr/console/, in Debian chromium: every view, through the public API only');
 
@@ -38,18 +24,6 @@ async function token(env: Record<string, string>, name: string, role: string) {
   const issued = await runCli(['token', 'create', '--name', name, '--role', role], env);
   assert.is(issued.code, 0, issued.stderr);
   return issued.stdout.trim().split('\n').pop()!;
-}
-
-/** Runs axe-core on the page: no serious or critical violation. */
-async function accessible(page: Page, view: string) {
-  await page.evaluate(AXE); // through the debugger protocol: the page's own CSP stays in force for it
-  const found = await page.evaluate(async () => {
-    const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
-  });
-  const bad = found.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
-  assert.equal(bad, [], `${view}: ${JSON.stringify(bad)}`);
-  await page.screenshot({ path: join(SHOTS, `${view}.png`), fullPage: true });
 }
 
 async function signIn(page: Page, url: string, value: string) {

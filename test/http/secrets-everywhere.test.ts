@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RESOURCE_NAMES, resourceOf } from '../../src/domain/resources.js';
-import { prerequisites, validBody } from '../support/bodies.js';
-import { BASE, startHarness } from '../support/harness.js';
+import { adminRequests, entriesOf, prerequisites, validBody } from '../support/bodies.js';
+import { startHarness } from '../support/harness.js';
 
 const it = suite('secrets: whatever resource declares one, it never reaches the log or an answer in plain form');
 
@@ -13,20 +13,21 @@ const tellingParts = (value: string) =>
 for (const name of RESOURCE_NAMES.filter((r) => resourceOf(r).secretFields.length > 0)) {
   it(`${name}: ${resourceOf(name).secretFields.join(', ')}`, async () => {
     const h = await startHarness();
+    const request = await adminRequests(h);
     try {
       const body = validBody(name, 7, await prerequisites(h));
-      const made = await h.request('POST', `${BASE}/${name}`, { body });
+      const made = await request('POST', `${entriesOf(name)}`, { body });
       assert.is(made.status, 201, made.text);
       const secrets = resourceOf(name).secretFields.map((field) => body[field] as string);
       const changed = Object.fromEntries(resourceOf(name).secretFields.map((field) => [field, body[field]]));
-      const put = await h.request('PATCH', `${BASE}/${name}/${made.body.id}`, { body: changed });
+      const put = await request('PATCH', `${entriesOf(name)}/${made.body.id}`, { body: changed });
       assert.is(put.status, 200);
       const everything = [
         made.text,
         put.text,
-        (await h.request('GET', `${BASE}/${name}`)).text,
-        (await h.request('GET', `${BASE}/${name}/${made.body.id}`)).text,
-        (await h.request('GET', `${BASE}/${name}/${made.body.id}/history`)).text,
+        (await request('GET', `${entriesOf(name)}`)).text,
+        (await request('GET', `${entriesOf(name)}/${made.body.id}`)).text,
+        (await request('GET', `${entriesOf(name)}/${made.body.id}/history`)).text,
         JSON.stringify(await h.store.readAll()),
         JSON.stringify([...h.readModels.lines()]),
         h.logs.join('\n'),

@@ -1,4 +1,5 @@
 import type { ResourceName } from '../../src/domain/resources.js';
+import { entriesPath } from '../../src/http/routes/descriptors.js';
 import { BASE, type Harness } from './harness.js';
 import { makeKey } from './keys.js';
 
@@ -8,6 +9,20 @@ const key = makeKey('ed25519');
 export interface Prerequisites {
   server: number;
   sshKey: number;
+}
+
+/** Where a resource's entries are served (event rules outside `/config`), and a harness that may use them all. */
+export const entriesOf = (resource: ResourceName): string => entriesPath(resource);
+
+/** The harness's requests with an admin's token: every resource's routes, event rules' included. */
+export async function adminRequests(h: Harness): Promise<Harness['request']> {
+  const issued = await h.service.write.issueToken(
+    { name: 'root', role: 'admin', secrets: false, expiresAt: null },
+    { actor: 'system', requestId: 'test-admin' },
+  );
+  const authorization = { Authorization: `Bearer ${issued.token}` };
+  return (method, path, options = {}) =>
+    h.request(method, path, { ...options, headers: { ...authorization, ...options.headers } });
 }
 
 /** A valid POST body for each resource; `n` keeps every unique field unique. */
@@ -34,6 +49,13 @@ export function validBody(resource: ResourceName, n: number, refs: Prerequisites
       };
     case 'ssh-keys':
       return { name: `k${n}`, user: `u${n}`, public_key: key.publicKey, private_key: key.privateKey };
+    case 'event-rules':
+      return {
+        name: `r${n}`,
+        on: ['servers'],
+        target_url: `https://hooks.example.net/${n}`,
+        target_secret: `whsec_${Buffer.alloc(32, n).toString('base64')}`,
+      };
   }
 }
 

@@ -7,6 +7,7 @@ import { assertMatches } from '../../src/application/secret-key.js';
 import { type Clock, ConfigService } from '../../src/application/service.js';
 import type { AccessSettings } from '../../src/config.js';
 import type { SignerKey } from '../../src/engine/signed-note.js';
+import { eventRulesRoutes } from '../../src/event-rules/index.js';
 import { InMemoryEventStore } from '../../src/event-store/in-memory/store.js';
 import type { EventStore } from '../../src/event-store/port.js';
 import { createHandler } from '../../src/http/app.js';
@@ -119,7 +120,7 @@ async function served(service: ConfigService, logger: Logger, options: HarnessOp
   const log = logKey ? await startLog(service, () => logKey) : undefined;
   const pmacontrol = options.pmacontrol?.(service, logger);
   pmacontrol?.start();
-  const modules = [logRoutes(log), pmacontrolRoutes(pmacontrol)];
+  const modules = [logRoutes(log), pmacontrolRoutes(pmacontrol), eventRulesRoutes()];
   const handler = createHandler({
     modules,
     service,

@@ -26,6 +26,8 @@ export interface ObjectAlias {
   description: string;
   /** Key of the object → field. */
   parts: Record<string, string>;
+  /** The form the API's own examples use (an event rule's `target`); otherwise a compatibility form, deprecated. */
+  preferred?: true;
 }
 
 /** What a resource-specific preparation step may use: the stored entry and a way to open its secrets. */
@@ -75,6 +77,13 @@ export interface ResourceDeclaration<F extends Record<string, FieldSpec> = Recor
   category: string;
   description: string;
   fields: F;
+  /**
+   * `admin`: only admins read or write it, at `/fr/api/<name>` (event rules); it is not part of the
+   * configuration (export, import, the differences between two moments, the console's inventory),
+   * and its changes are shown to admins only. Absent: a configuration resource, at
+   * `/fr/api/config/<name>`.
+   */
+  scope?: 'admin';
   unique?: UniqueKey[];
   /** `soft`: the entry stays with `is_deleted: true` and can be restored. */
   deletion: 'hard' | 'soft';

@@ -70,6 +70,11 @@ export interface FieldSpec<T = unknown> {
   /** How PmaControl's column of the same name holds it, where it needs saying. */
   readonly pmacontrol?: PmaControlColumn;
   readonly reference?: Reference;
+  /**
+   * A secret the service makes when a creation leaves it out, shown once in the 201 answer:
+   * `prefix` then base64 of `bytes` random bytes (an event rule's signing key).
+   */
+  readonly made?: { prefix: string; bytes: number };
   readonly example?: T;
   /** Phantom member carrying the value's type; never set. */
   readonly _type?: T;
@@ -169,6 +174,10 @@ export const refs = (
  */
 export const secret = (min: number, max: number, options: Options<string>): FieldSpec<Sealed> =>
   field({ type: 'string', minLength: min, maxLength: max }, options as Options<Sealed>, { secret: true, trim: false });
+
+/** A list of JSON values, each valid against `items` (an event rule's conditions), compared by its JSON. */
+export const list = <T>(items: JsonSchema, maxItems: number, options: Options<T[]>): FieldSpec<T[]> =>
+  field({ type: 'array', maxItems, items }, options);
 
 /** Computed from other fields; accepted on input only when it matches. */
 export const derived = <T>(spec: FieldSpec<T>): FieldSpec<T> => ({ ...spec, derived: true });

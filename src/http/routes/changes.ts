@@ -5,7 +5,7 @@ import type { DiffReport } from '../../application/changes.js';
 import type { FeedClient, FeedFilter } from '../../application/changes-feed.js';
 import type { ConfigService } from '../../application/service.js';
 import type { Principal } from '../../application/tokens.js';
-import { isCollectionName } from '../../domain/resources.js';
+import { ADMIN_COLLECTIONS, isCollectionName } from '../../domain/resources.js';
 import type { ChangeQuery } from '../../read-models/port.js';
 import { CSV_HEADER, csvRows, streamed, take } from '../changes-formats.js';
 import { invalidQuery } from '../errors.js';
@@ -26,17 +26,18 @@ const text = (name: string, value: string | undefined) => {
 };
 
 /**
- * `resource`, `id`, `actor`, `type`: the filters the change log and the live feed share. Token events
- * are for admins: others never see them, and asking for them by resource is a 403.
+ * `resource`, `id`, `actor`, `type`: the filters the change log and the live feed share. The events of
+ * tokens and event rules are for admins: others never see them, and asking for them by resource is a 403.
  */
 function parseFilter(ctx: Context, params: Params): FeedFilter {
   const { resource, id, actor, type } = params;
   if (resource !== undefined && !isCollectionName(resource))
     throw invalidQuery(`there is no resource "${resource.slice(0, 40)}"`);
   if (id !== undefined && resource === undefined) throw invalidQuery('id needs resource');
-  const tokens = (ctx.state.principal as Principal).role === 'admin';
-  if (resource === 'tokens' && !tokens) throw forbidden('the history of tokens is for admins');
-  const filter: FeedFilter = { tokens };
+  const admin = (ctx.state.principal as Principal).role === 'admin';
+  if (resource !== undefined && ADMIN_COLLECTIONS.includes(resource) && !admin)
+    throw forbidden(`the history of ${resource} is for admins`);
+  const filter: FeedFilter = { admin };
   if (resource !== undefined) filter.resource = resource;
   if (id !== undefined) filter.id = parseIdParam(id);
   if (actor !== undefined) filter.actor = text('actor', actor);

@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import type { Context } from 'koa';
 import type { WriteRequestOf } from '../../application/prepare.js';
 import type { WriteResult } from '../../application/service.js';
 import { type ResourceName, resourceOf } from '../../domain/resources.js';
 import { type FieldError, ValidationFailed } from '../../domain/shared/errors.js';
+import type { FieldSpec } from '../../domain/shared/fields.js';
 import type { EntryRecord } from '../../engine/table.js';
 import { readJson } from '../body.js';
 import { aroundItem, etag } from '../entry-read.js';
@@ -10,7 +12,7 @@ import { entryJson } from '../list-body.js';
 import { expectedVersion, parseId, refuseQuery } from '../request.js';
 import { callerOf, jsonResponse, write } from '../writes.js';
 import type { HandlerDeps } from './descriptors.js';
-import { CONFIG_BASE } from './descriptors.js';
+import { entriesPath } from './descriptors.js';
 
 const expected = (ctx: Context) => expectedVersion(ctx.get('If-Match'));
 
@@ -45,15 +47,48 @@ function run<R extends ResourceName>(
   );
 }
 
+/**
+ * The secrets the service makes for a creation that leaves them out (an event rule's signing key):
+ * each added to the input, and returned to be shown once.
+ */
+function madeSecrets(resource: ResourceName, input: Record<string, unknown>): Record<string, string> {
+  const made: Record<string, string> = {};
+  for (const field of resourceOf(resource).secretFields) {
+    const how = (resourceOf(resource).declaration.fields[field] as FieldSpec).made;
+    if (!how || input[field] !== undefined) continue;
+    made[field] = how.prefix + randomBytes(how.bytes).toString('base64');
+    input[field] = made[field];
+  }
+  return made;
+}
+
+/**
+ * 201 with the entry; a secret the service made is shown in `made`, this once: a retry with the
+ * same Idempotency-Key is answered without it (it is never kept).
+ */
 export async function create<R extends ResourceName>(ctx: Context, resource: R, deps: HandlerDeps) {
   refuseQuery(ctx);
   const { value, raw } = await readJson(ctx);
   const { id, input } = deps.validator.parse(resource, 'create', value);
-  await run(ctx, deps, raw, { kind: 'create', resource, id, input }, (result) =>
-    jsonResponse(201, writtenBody(resource, { id: result.id, resource }, result.entry!), {
-      Location: `${CONFIG_BASE}/${resource}/${result.id}`,
+  const made = madeSecrets(resource, input as Record<string, unknown>);
+  const answer = (head: object) => (result: WriteResult) =>
+    jsonResponse(201, writtenBody(resource, { id: result.id, resource, ...head }, result.entry!), {
+      Location: `${entriesPath(resource)}/${result.id}`,
       ETag: etag(result.entry!),
-    }),
+    });
+  const shown = Object.keys(made).length > 0 ? { made } : {};
+  const caller = callerOf(ctx);
+  const request = { kind: 'create', resource, id, input } as const;
+  await write(
+    ctx,
+    deps.service,
+    raw,
+    {
+      plain: () => deps.service.write.execute(request, caller),
+      once: (options) => deps.service.write.execute(request, caller, options),
+    },
+    answer(shown),
+    answer({}),
   );
 }
 

@@ -1,5 +1,5 @@
 import type { ConfigService } from '../../application/service.js';
-import { RESOURCE_NAMES, type ResourceName, resourceOf } from '../../domain/resources.js';
+import { CONFIGURATION_NAMES, RESOURCE_NAMES, type ResourceName, resourceOf } from '../../domain/resources.js';
 import type { WriteValidator } from '../../schemas/validator.js';
 import type { Access } from '../identity.js';
 
@@ -65,13 +65,21 @@ export const SHAPES: [RouteKind, Method, string, Access][] = [
   ['revert', 'POST', '/{id}/revert', 'writer'],
 ];
 
+/** Where a resource's entries are served: `/fr/api/config/<name>`, or `/fr/api/<name>` for an admins' resource. */
+export const entriesPath = (resource: ResourceName): string =>
+  resourceOf(resource).declaration.scope === 'admin' ? `${API_BASE}/${resource}` : `${CONFIG_BASE}/${resource}`;
+
+/** The access of a route of `resource`: its shape's, or admin for every route of an admins' resource. */
+export const accessOf = (resource: ResourceName, access: Access): Access =>
+  resourceOf(resource).declaration.scope === 'admin' ? 'admin' : access;
+
 export const ROUTES: RouteDescriptor[] = RESOURCE_NAMES.flatMap((resource) =>
   SHAPES.map(([kind, method, suffix, access]) => ({
     kind,
     method,
     resource,
-    access,
-    path: `${CONFIG_BASE}/${resource}${suffix}`,
+    access: accessOf(resource, access),
+    path: `${entriesPath(resource)}${suffix}`,
   })),
 );
 
@@ -87,12 +95,13 @@ export const API_ROUTES: ApiRouteDescriptor[] = [
   { kind: 'listTokens', method: 'GET', path: TOKENS_PATH, access: 'admin' },
   { kind: 'issueToken', method: 'POST', path: TOKENS_PATH, access: 'admin' },
   { kind: 'revokeToken', method: 'DELETE', path: `${TOKENS_PATH}/{id}`, access: 'admin' },
-  // The secrets of one entry in plain text, for each resource that declares a secret field.
-  ...RESOURCE_NAMES.filter((resource) => resourceOf(resource).secretFields.length > 0).map(
+  // The secrets of one entry in plain text, for each configuration resource that declares a secret
+  // field (an event rule's signing key is write-only: never revealed).
+  ...CONFIGURATION_NAMES.filter((resource) => resourceOf(resource).secretFields.length > 0).map(
     (resource): ApiRouteDescriptor => ({
       kind: 'secret',
       method: 'GET',
-      path: `${CONFIG_BASE}/${resource}/{id}/secret`,
+      path: `${entriesPath(resource)}/{id}/secret`,
       access: 'secrets',
       resource,
     }),

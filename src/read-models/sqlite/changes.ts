@@ -7,13 +7,16 @@ import {
   historyItem,
   type VersionRow,
 } from '../../../projections/changes.js';
-import { COLLECTION_NAMES, RESOURCE_NAMES, type ResourceName } from '../../domain/resources.js';
+import { ADMIN_COLLECTIONS, COLLECTION_NAMES, RESOURCE_NAMES, type ResourceName } from '../../domain/resources.js';
 import type { EntryRecord } from '../../engine/table.js';
 import { Turns } from '../../engine/turns.js';
 import type { ChangeQuery, EntryThen } from '../port.js';
 import { SqliteMoments } from './moments.js';
 import { applyRows, type ChangeRecord, type Row, toChange, toVersion, type VersionRecord } from './records.js';
 import { WITHOUT_VERSION } from './schema.js';
+
+/** The collections whose changes only admins see, as a list of SQL strings (names of the declarations'). */
+const ADMIN_ONLY = ADMIN_COLLECTIONS.map((name) => `'${name}'`).join(', ');
 
 /** How many change rows are read per query while a change-log question is answered. */
 const PAGE = 500;
@@ -276,7 +279,7 @@ export class SqliteChanges {
       clauses.push('AND c.at < ?');
       params.push(query.until);
     }
-    if (!query.tokens) clauses.push("AND (c.resource IS NULL OR c.resource <> 'tokens')");
+    if (!query.admin) clauses.push(`AND (c.resource IS NULL OR c.resource NOT IN (${ADMIN_ONLY}))`);
     clauses.push('AND c.position > ? AND c.position < ?');
     params.push(above, below);
     return { where: clauses.join(' '), params, order: `ORDER BY c.position ${desc ? 'DESC' : ''} LIMIT ${PAGE}` };

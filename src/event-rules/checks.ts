@@ -1,0 +1,62 @@
+import type { WebhookSettings } from '../config.js';
+import { type Condition, conditionProblems } from '../domain/conditions.js';
+import type { CheckedEntry, DecideRules } from '../domain/decide.js';
+import { CONFIGURATION_NAMES, resourceOf } from '../domain/resources.js';
+import { type FieldError, ValidationFailed } from '../domain/shared/errors.js';
+import { urlProblem } from './target.js';
+
+const fail = (field: string, code: string, message: string): FieldError => ({ field, code, message });
+
+/** The fields a condition may test on a resource: its fields but the secrets (`[redacted]` in every change). */
+function testable(resource: string): Set<string> {
+  const declared = resourceOf(resource);
+  return new Set(declared.shownFields);
+}
+
+/** What is wrong with `on` and `types`. */
+function targetsProblems(on: readonly string[], types: readonly string[]): FieldError[] {
+  const problems: FieldError[] = [];
+  if (on.length === 0) problems.push(fail('on', 'required', 'must name at least one resource'));
+  on.forEach((name, index) => {
+    if (!CONFIGURATION_NAMES.includes(name as never))
+      problems.push(
+        fail(`on[${index}]`, 'unknown_resource', `"${name}" is not a resource (${CONFIGURATION_NAMES.join(', ')})`),
+      );
+    else if (on.indexOf(name) !== index) problems.push(fail(`on[${index}]`, 'duplicate', `"${name}" is listed twice`));
+  });
+  const known = on.filter((name) => CONFIGURATION_NAMES.includes(name as never));
+  const eventTypes = new Set(known.flatMap((name) => Object.values(resourceOf(name).events)));
+  types.forEach((type, index) => {
+    if (known.length > 0 && !eventTypes.has(type))
+      problems.push(fail(`types[${index}]`, 'unknown_type', `"${type}" is no event type of ${known.join(', ')}`));
+  });
+  return problems;
+}
+
+/** What is wrong with a rule as a write would leave it: its resources, types, conditions and target. */
+export function ruleProblems(rule: Record<string, unknown>, settings: WebhookSettings): FieldError[] {
+  const on = rule.on as string[];
+  const problems = targetsProblems(on, rule.types as string[]);
+  const known = on.filter((name) => CONFIGURATION_NAMES.includes(name as never));
+  const fieldWhy = (field: string) => {
+    const missing = known.filter((name) => !testable(name).has(field));
+    return missing.length > 0
+      ? `${missing.join(', ')} ha${missing.length > 1 ? 've' : 's'} no field "${field}" to test`
+      : undefined;
+  };
+  problems.push(...conditionProblems(rule.where as Condition[], fieldWhy, 'where'));
+  const url = urlProblem(rule.target_url as string, settings.allowedHosts);
+  if (url) problems.push(fail('target_url', 'invalid_target', url));
+  return problems;
+}
+
+/** The wing's rule on every write (DecideRules): an event rule with a problem is a 422 listing them. */
+export function eventRuleChecks(settings: WebhookSettings): DecideRules {
+  return {
+    check(entry: CheckedEntry) {
+      if (entry.resource.name !== 'event-rules') return;
+      const problems = ruleProblems(entry.next, settings);
+      if (problems.length > 0) throw new ValidationFailed(problems);
+    },
+  };
+}
