@@ -88,6 +88,7 @@ class Subscriber {
 export class ChangesFeed {
   private readonly live = new Set<Subscriber>();
   private readonly joining = new Set<Subscriber>();
+  private readonly followers = new Set<(items: ChangeItem[]) => void>();
 
   constructor(
     private readonly changes: Changes,
@@ -96,8 +97,9 @@ export class ChangesFeed {
 
   /** For the projector: turns each folded event into its change item and hands it out. */
   readonly publish = (batch: Projected[]): void => {
-    if (this.live.size === 0 && this.joining.size === 0) return;
+    if (this.live.size === 0 && this.joining.size === 0 && this.followers.size === 0) return;
     const items = batch.flatMap(({ change, versions }) => (change ? [changeItem(change, versions)] : []));
+    for (const follower of this.followers) follower(items);
     for (const subscriber of this.live) {
       subscriber.offer(items);
       if (subscriber.client.buffered > this.limits.maxBufferedBytes) this.cutOff(subscriber);
@@ -106,6 +108,15 @@ export class ChangesFeed {
       if (!items.every((item) => subscriber.hold(item, this.limits.maxBufferedBytes))) this.cutOff(subscriber);
     }
   };
+
+  /**
+   * Hands every change folded from now on to `follower`, in position order, as the live feed sends
+   * them (a wing's live tail: event rules); returns how to stop.
+   */
+  follow(follower: (items: ChangeItem[]) => void): () => void {
+    this.followers.add(follower);
+    return () => this.followers.delete(follower);
+  }
 
   /** Refuses a client past the limit (503): checked before the answer starts. */
   admit(): void {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { ChangeItem } from '../application/service.js';
 import type { ResourceName } from '../domain/resources.js';
@@ -6,6 +7,7 @@ import type { EntryRecord } from '../engine/table.js';
 import { type DelivererParts, Signal, type WorkerHost } from './host.js';
 import type { Delivery } from './ledger.js';
 import { type Rule, ruleOf } from './matching.js';
+import { Tail } from './tail.js';
 import { RuleWorker } from './worker.js';
 
 /** How long the lease lasts, and how often the holder renews it (a third of it). */
@@ -27,7 +29,7 @@ export const PAGE = 200;
  */
 export class Deliverer implements WorkerHost {
   readonly holder = `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
-  /** Fired on every event the instance folds, and on stop. */
+  /** Fired when the instance stops delivering (or a worker stops): every wait ends. */
   readonly changed = new Signal();
   /** Ends the attempts in flight when the instance stops. */
   readonly stopping = new AbortController();
@@ -37,11 +39,16 @@ export class Deliverer implements WorkerHost {
   private readonly pages = new Map<number, Promise<ChangeItem[]>>();
   private readonly entries = new Map<string, Promise<EntryRecord | undefined>>();
   private pagesHead = -1;
+  private tail?: Tail;
+  private unfollow?: () => void;
   private prunedAt = 0;
   private loop?: Promise<void>;
   private redelivering?: Promise<void>;
 
-  constructor(readonly parts: DelivererParts) {}
+  constructor(readonly parts: DelivererParts) {
+    // Every attempt in flight listens for the stop: as many as rules × WEBHOOK_IN_FLIGHT.
+    setMaxListeners(0, this.stopping.signal);
+  }
 
   get active(): boolean {
     return this.holding && !this.stopped;
@@ -53,8 +60,12 @@ export class Deliverer implements WorkerHost {
   }
 
   start(): void {
+    this.tail = new Tail(this.head);
+    this.unfollow = this.parts.service.feed.follow((items) => {
+      this.tail?.add(items, (item) => this.entryNow(item));
+      for (const worker of this.workers.values()) worker.offer(items);
+    });
     this.parts.service.projector.listen(() => {
-      this.changed.fire();
       if (this.holding) this.syncWorkers();
     });
     this.loop = this.run();
@@ -62,6 +73,7 @@ export class Deliverer implements WorkerHost {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unfollow?.();
     this.stopping.abort();
     this.changed.fire();
     await this.loop;
@@ -76,8 +88,10 @@ export class Deliverer implements WorkerHost {
     return entry ? ruleOf(entry) : undefined;
   }
 
-  /** The changes after `cursor` (a page), read once for every worker at that cursor. */
+  /** The changes after `cursor` (a page): from the live tail, else read once for every worker at that cursor. */
   page(cursor: number): Promise<ChangeItem[]> {
+    const live = this.tail?.after(cursor, PAGE);
+    if (live) return Promise.resolve(live);
     if (this.pagesHead !== this.head) {
       this.pages.clear();
       this.pagesHead = this.head;
@@ -104,6 +118,10 @@ export class Deliverer implements WorkerHost {
    */
   readonly entryAfter = (item: ChangeItem): Promise<EntryRecord | undefined> => {
     if (item.resource === null || item.id === null || item.revision === null) return Promise.resolve(undefined);
+    // The entry as the change left it, kept when it was folded, or as it is now if no change came
+    // after: no read of the change log (which waits for the read models' save).
+    const now = this.tail?.entryAt(item.position) ?? this.entryNow(item);
+    if (now) return Promise.resolve(now);
     const key = `${item.position}/${item.resource}/${item.id}`;
     let entry = this.entries.get(key);
     if (!entry) {
@@ -113,6 +131,12 @@ export class Deliverer implements WorkerHost {
     }
     return entry;
   };
+
+  entryNow(item: ChangeItem): EntryRecord | undefined {
+    if (item.resource === null || item.id === null) return undefined;
+    const now = this.parts.service.state.collections[item.resource as ResourceName]?.get(item.id);
+    return now && now.version === item.revision ? now : undefined;
+  }
 
   /** Events each enabled rule has not settled yet, the largest (`pmacontrol_webhook_lag_events`; 0 when not delivering). */
   lag(): number {

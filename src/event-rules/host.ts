@@ -19,17 +19,33 @@ export interface DelivererParts {
   count: (rule: Rule, outcome: Outcome) => void;
 }
 
-/** A promise that resolves when something happens, or after `ms`. */
+/**
+ * A promise that resolves when something happens, or after `ms`. `sticky`: a fire with nobody
+ * waiting is kept for the next wait (a worker told of a change just before it waits).
+ */
 export class Signal {
   private waiters: (() => void)[] = [];
+  private pending = false;
+
+  constructor(private readonly sticky = false) {}
 
   fire(): void {
     const waiters = this.waiters;
     this.waiters = [];
+    if (waiters.length === 0 && this.sticky) this.pending = true;
     for (const wake of waiters) wake();
   }
 
+  /** Forgets a fire kept for the next wait (what it announced is about to be read). */
+  reset(): void {
+    this.pending = false;
+  }
+
   wait(ms: number): Promise<void> {
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
@@ -45,7 +61,7 @@ export class Signal {
 export interface WorkerHost {
   readonly parts: DelivererParts;
   readonly holder: string;
-  /** Fired on every event the instance folds, and on stop. */
+  /** Fired when the instance stops delivering (or a worker stops): every wait ends. */
   readonly changed: Signal;
   /** Ends the attempts in flight when the instance stops. */
   readonly stopping: AbortController;
@@ -54,4 +70,6 @@ export interface WorkerHost {
   rule(id: number): Rule | undefined;
   page(cursor: number): Promise<ChangeItem[]>;
   entryAfter(item: ChangeItem): Promise<EntryRecord | undefined>;
+  /** The entry as it is now, if no change came after `item` (else undefined). */
+  entryNow(item: ChangeItem): EntryRecord | undefined;
 }

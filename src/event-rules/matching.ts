@@ -39,13 +39,27 @@ export async function matches(
   item: ChangeItem,
   entryAfter: (item: ChangeItem) => Promise<EntryRecord | undefined>,
 ): Promise<boolean> {
+  const alone = matchesChange(rule, item);
+  if (alone !== 'entry') return alone;
+  return allHold(rule.where, { diff: item.diff, after: await entryAfter(item) });
+}
+
+/** `matches` without waiting: undefined when it needs the entry after the change and `entry` is not it. */
+export function matchesNow(rule: Rule, item: ChangeItem, entry: EntryRecord | undefined): boolean | undefined {
+  const alone = matchesChange(rule, item);
+  if (alone !== 'entry') return alone;
+  return entry ? allHold(rule.where, { diff: item.diff, after: entry }) : undefined;
+}
+
+/** What the change alone says: it matches, it does not, or a condition needs the entry after it. */
+function matchesChange(rule: Rule, item: ChangeItem): boolean | 'entry' {
   if (item.resource === null || item.id === null || !rule.on.includes(item.resource)) return false;
   if (rule.types.length > 0 && !rule.types.includes(item.type)) return false;
   if (rule.where.length === 0) return true;
   const inDiff = (condition: Condition) => item.diff.some((member) => member.field === condition.field);
-  const wanted = needsEntry(rule.where.filter((condition) => !inDiff(condition)));
-  if (!wanted) return allHold(rule.where, { diff: item.diff, after: undefined });
-  return allHold(rule.where, { diff: item.diff, after: await entryAfter(item) });
+  if (!needsEntry(rule.where.filter((condition) => !inDiff(condition))))
+    return allHold(rule.where, { diff: item.diff, after: undefined });
+  return 'entry';
 }
 
 /** The body of a delivery: the rule and the change, as the change log shows it (secrets redacted). */

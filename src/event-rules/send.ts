@@ -96,19 +96,21 @@ export function post(delivery: Post): Promise<Attempt> {
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
     let request: ClientRequest | undefined;
+    const stopped = () => fail('the instance stopped');
     const done = (attempt: Attempt) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      delivery.signal?.removeEventListener('abort', stopped);
       request?.destroy();
       resolve(attempt);
     };
     const fail = (error: string) => done({ delivered: false, status: null, error });
     const target = targetOf(delivery);
     if (typeof target === 'string') return fail(target);
-    if (delivery.signal?.aborted) return fail('the instance stopped');
+    if (delivery.signal?.aborted) return stopped();
     timer = setTimeout(() => fail(`no answer within ${delivery.timeoutMs} ms`), delivery.timeoutMs);
-    delivery.signal?.addEventListener('abort', () => fail('the instance stopped'), { once: true });
+    delivery.signal?.addEventListener('abort', stopped, { once: true });
     request = signedRequest(delivery, target);
     request.on('response', (response) => outcome(response, done));
     request.on('error', (error) =>

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { Statement } from 'better-sqlite3';
 import Database from '../sqlite/driver.js';
 import { DeliveryLedger, ledgerSchema, type SqlConnection } from './ledger.js';
 
@@ -23,9 +24,18 @@ export function sqliteLedger(dataDir: string): DeliveryLedger {
     queue = next.catch(() => {});
     return next;
   };
+  // A statement is compiled once (a delivery records its outcome with the same few).
+  const statements = new Map<string, Statement<unknown[]>>();
+  const statement = (sql: string): Statement<unknown[]> => {
+    const known = statements.get(sql);
+    if (known) return known;
+    const made = db.prepare<unknown[]>(sql);
+    statements.set(sql, made);
+    return made;
+  };
   const inside: SqlConnection = {
-    run: async (sql, params = []) => ({ changes: db.prepare(sql).run(...params).changes }),
-    all: async <T>(sql: string, params: unknown[] = []) => db.prepare(sql).all(...params) as T[],
+    run: async (sql, params = []) => ({ changes: statement(sql).run(...params).changes }),
+    all: async <T>(sql: string, params: unknown[] = []) => statement(sql).all(...params) as T[],
     transaction: (work) => work(inside),
     close: async () => {},
   };

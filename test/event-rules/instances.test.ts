@@ -35,6 +35,14 @@ async function takeover(a: ServiceProcess, b: ServiceProcess, env: Record<string
     await tags(a.url, 0, 5);
     await tags(b.url, 5, 5);
     await receiver.until((got) => got.length >= 10);
+    // Every outcome recorded before the kill: nothing is in flight, so nothing may come twice.
+    for (let i = 0; i < 100; i++) {
+      const delivered = await send(a.url, 'GET', `/fr/api/event-rules/${rule.body.id}/deliveries?state=delivered`, {
+        headers: admin,
+      });
+      if (delivered.body.items.length === 10) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const statuses = await Promise.all(
       [a, b].map(
         async (one) =>
