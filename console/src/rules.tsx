@@ -141,7 +141,7 @@ export function EventRulesView() {
               <th scope="col">Delivery</th>
               <th scope="col">Last error</th>
               <th scope="col">
-                <span class="visually-hidden">Deliveries</span>
+                <span class="sr-only">Deliveries</span>
               </th>
             </tr>
           </thead>

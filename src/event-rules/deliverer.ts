@@ -60,11 +60,6 @@ export class Deliverer implements WorkerHost {
   }
 
   start(): void {
-    this.tail = new Tail(this.head);
-    this.unfollow = this.parts.service.feed.follow((items) => {
-      this.tail?.add(items, (item) => this.entryNow(item));
-      for (const worker of this.workers.values()) worker.offer(items);
-    });
     this.parts.service.projector.listen(() => {
       if (this.holding) this.syncWorkers();
     });
@@ -73,7 +68,7 @@ export class Deliverer implements WorkerHost {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.unfollow?.();
+    this.unfollowTail();
     this.stopping.abort();
     this.changed.fire();
     await this.loop;
@@ -126,6 +121,7 @@ export class Deliverer implements WorkerHost {
     let entry = this.entries.get(key);
     if (!entry) {
       entry = this.parts.service.changes.versionOf(item.resource as ResourceName, item.id, item.revision);
+      entry.catch(() => this.entries.delete(key)); // asked again next time
       this.entries.set(key, entry);
       if (this.entries.size > ENTRIES_KEPT) this.entries.delete(this.entries.keys().next().value!);
     }
@@ -191,6 +187,8 @@ export class Deliverer implements WorkerHost {
         this.workers.delete(id);
       }
     }
+    // The live tail is kept only while some rule delivers here (making it costs every batch a little).
+    if (enabled.size > 0) this.follow();
     for (const id of enabled) {
       if (!this.workers.has(id)) {
         const worker = new RuleWorker(id, this);
@@ -198,11 +196,29 @@ export class Deliverer implements WorkerHost {
         worker.start();
       }
     }
+    if (this.workers.size === 0) this.unfollowTail();
+  }
+
+  /** Follows the changes folded from now on into the tail, and offers them to the workers. */
+  private follow(): void {
+    if (this.unfollow) return;
+    this.tail = new Tail(this.head);
+    this.unfollow = this.parts.service.feed.follow((items) => {
+      this.tail?.add(items, (item) => this.entryNow(item));
+      for (const worker of this.workers.values()) worker.offer(items);
+    });
+  }
+
+  private unfollowTail(): void {
+    this.unfollow?.();
+    this.unfollow = undefined;
+    this.tail = undefined;
   }
 
   private async stopWorkers(): Promise<void> {
     const workers = [...this.workers.values()];
     this.workers.clear();
+    this.unfollowTail();
     await Promise.all(workers.map((worker) => worker.stop()));
   }
 

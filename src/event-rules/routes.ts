@@ -74,6 +74,12 @@ export async function askReplay(ctx: Context, service: ConfigService, ledger?: D
   if (unknown.length > 0) throw fieldError(unknown[0], 'unknown_field', 'is not a field of a replay (only from)');
   if (!Number.isSafeInteger(from) || (from as number) < 1)
     throw fieldError('from', 'invalid_value', 'must be a position of the log, an integer from 1');
+  if ((from as number) > service.revision + 2)
+    throw fieldError(
+      'from',
+      'invalid_value',
+      `the log ends at ${service.revision + 1}: a replay starts at or before its end`,
+    );
   await ledgerOf(ledger).rewind(id, (from as number) - 1);
   ctx.status = 202;
   ctx.body = { rule: id, from, cursor: (from as number) - 1 };

@@ -196,13 +196,9 @@ export class RuleWorker {
         this.running = false;
         return;
       }
-      const before = delivery;
       delivery = await RuleWorker.attempt(this.deliverer, current, item, delivery);
       // An attempt cut short because this instance stops is not the receiver's failure: not recorded.
-      if (this.deliverer.stopping.signal.aborted && delivery.state !== 'delivered') {
-        delivery = before;
-        return;
-      }
+      if (this.deliverer.stopping.signal.aborted && delivery.state !== 'delivered') return;
       if (!(await ledger.record(this.deliverer.holder, delivery))) {
         this.running = false;
         return;
@@ -221,8 +217,10 @@ export class RuleWorker {
   private async save(now: boolean): Promise<void> {
     if (!now && (this.saved === this.cursor || Date.now() - this.savedAt < SAVE_EVERY_MS)) return;
     const { ledger } = this.deliverer.parts;
-    if (await ledger.advance(this.deliverer.holder, this.id, this.saved, this.cursor, this.sinceUsed)) {
-      this.saved = this.cursor;
+    // What is written: an offer may move the cursor on while the ledger answers.
+    const to = this.cursor;
+    if (await ledger.advance(this.deliverer.holder, this.id, this.saved, to, this.sinceUsed)) {
+      this.saved = to;
       this.savedAt = Date.now();
     } else if (this.deliverer.active) this.rewound = true;
   }
