@@ -271,6 +271,17 @@ test('targets: a name is checked on the address it resolves to, at delivery (loc
   });
 });
 
+test('targets: a redirect is not followed, it is a failed attempt', async () => {
+  await withService({}, 2, async (running, redirecting, elsewhere) => {
+    redirecting.behaviour = () => ({ status: 302, headers: { Location: elsewhere.url } });
+    const made = await rule(running, { name: 'moved', on: ['tags'], target: { url: redirecting.url } });
+    await tag(running.service.url, 'r');
+    const status = await until(running, `${RULES}/${made.id}/status`, (b) => b.last_error !== null);
+    assert.is(status.last_error, 'answered 302: redirects are not followed');
+    assert.is(elsewhere.received.length, 0);
+  });
+});
+
 test('targets: allowed or not, the service itself is never a target', async () => {
   await withService({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1,localhost' }, 0, async (running) => {
     const url = running.service.url;

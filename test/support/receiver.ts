@@ -12,7 +12,10 @@ export interface Received {
 }
 
 /** How the receiver answers the nth request (from 0): a status, after a delay. */
-export type Behaviour = (n: number, received: Received) => { status: number; delayMs?: number };
+export type Behaviour = (
+  n: number,
+  received: Received,
+) => { status: number; delayMs?: number; headers?: Record<string, string> };
 
 /** A webhook receiver on 127.0.0.1, port 0, that records what it is sent and answers as `behaviour` says. */
 export class Receiver {
@@ -33,10 +36,11 @@ export class Receiver {
           at: Date.now(),
           position: JSON.parse(body).change.position,
         };
-        const { status, delayMs } = this.behaviour(this.received.length, got);
+        const { status, delayMs, headers } = this.behaviour(this.received.length, got);
         this.received.push(got);
         setTimeout(() => {
           res.statusCode = status;
+          for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, value);
           res.end();
         }, delayMs ?? 0);
       });
