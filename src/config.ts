@@ -53,16 +53,10 @@ function duration(env: NodeJS.ProcessEnv, name: string, fallback: number, min: n
 }
 
 function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
-  const allowedHosts = list(env.WEBHOOK_ALLOWED_HOSTS);
-  for (const name of allowedHosts) {
-    if (!/^(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$|^\[?[0-9A-Fa-f:.]+\]?$/.test(name)) {
-      throw new ConfigError(
-        `WEBHOOK_ALLOWED_HOSTS must list host names or addresses such as hooks.lan, *.lan or 10.0.0.5, not "${name}"`,
-      );
-    }
-  }
+  const such = 'host names or addresses such as hooks.lan, *.lan or 10.0.0.5';
+  const allowedHosts = hostPatterns(env, 'WEBHOOK_ALLOWED_HOSTS', such);
   return {
-    allowedHosts: allowedHosts.map((name) => name.replace(/^\[|\]$/g, '').toLowerCase()),
+    allowedHosts: allowedHosts.map((name) => name.toLowerCase()),
     timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 5000, 100, 600_000),
     giveUpAfterMs: duration(env, 'WEBHOOK_GIVE_UP_AFTER', 86_400_000, 1000, 30 * 86_400_000),
     inFlight: integer(env, 'WEBHOOK_IN_FLIGHT', 1, 1, 256),
@@ -164,15 +158,27 @@ function accessSettings(env: NodeJS.ProcessEnv, host: string): AccessSettings {
       throw new ConfigError(`CORS_ORIGINS must list origins such as https://console.example.net, not "${origin}"`);
     }
   }
-  const allowedHosts = list(env.ALLOWED_HOSTS);
-  for (const name of allowedHosts) {
+  const allowedHosts = hostPatterns(env, 'ALLOWED_HOSTS', 'host names such as config.example.net or *.example.net');
+  return { anonymousRole, corsOrigins, allowedHosts };
+}
+
+/** A list of host patterns (`hooks.lan`, `*.lan`, an address, `[::1]`), checked, brackets taken off. */
+function hostPatterns(env: NodeJS.ProcessEnv, variable: string, such: string): string[] {
+  const patterns = list(env[variable]);
+  for (const name of patterns) {
     if (!/^(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*$|^\[?[0-9A-Fa-f:.]+\]?$/.test(name)) {
-      throw new ConfigError(
-        `ALLOWED_HOSTS must list host names such as config.example.net or *.example.net, not "${name}"`,
-      );
+      throw new ConfigError(`${variable} must list ${such}, not "${name}"`);
     }
   }
-  return { anonymousRole, corsOrigins, allowedHosts: allowedHosts.map((name) => name.replace(/^\[|\]$/g, '')) };
+  return patterns.map((name) => name.replace(/^\[|\]$/g, ''));
+}
+
+/** Whether a host name (lower case) is one a pattern names: the name itself, or `*.domain` any name below it. */
+export function hostMatches(pattern: string, name: string): boolean {
+  const lower = pattern.toLowerCase();
+  if (!lower.startsWith('*.')) return name === lower;
+  const suffix = lower.slice(1);
+  return name.endsWith(suffix) && name.length > suffix.length;
 }
 
 /** A comma-separated list, trimmed, without empty items. */

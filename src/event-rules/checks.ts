@@ -7,14 +7,8 @@ import { urlProblem } from './target.js';
 
 const fail = (field: string, code: string, message: string): FieldError => ({ field, code, message });
 
-/** The fields a condition may test on a resource: its fields but the secrets (`[redacted]` in every change). */
-function testable(resource: string): Set<string> {
-  const declared = resourceOf(resource);
-  return new Set(declared.shownFields);
-}
-
-/** What is wrong with `on` and `types`. */
-function targetsProblems(on: readonly string[], types: readonly string[]): FieldError[] {
+/** What is wrong with `on` and `types`; `known`: the resources of `on` that exist. */
+function targetsProblems(on: readonly string[], known: readonly string[], types: readonly string[]): FieldError[] {
   const problems: FieldError[] = [];
   if (on.length === 0) problems.push(fail('on', 'required', 'must name at least one resource'));
   on.forEach((name, index) => {
@@ -24,7 +18,6 @@ function targetsProblems(on: readonly string[], types: readonly string[]): Field
       );
     else if (on.indexOf(name) !== index) problems.push(fail(`on[${index}]`, 'duplicate', `"${name}" is listed twice`));
   });
-  const known = on.filter((name) => CONFIGURATION_NAMES.includes(name as never));
   const eventTypes = new Set(known.flatMap((name) => Object.values(resourceOf(name).events)));
   types.forEach((type, index) => {
     if (known.length > 0 && !eventTypes.has(type))
@@ -36,10 +29,11 @@ function targetsProblems(on: readonly string[], types: readonly string[]): Field
 /** What is wrong with a rule as a write would leave it: its resources, types, conditions and target. */
 export function ruleProblems(rule: Record<string, unknown>, settings: WebhookSettings): FieldError[] {
   const on = rule.on as string[];
-  const problems = targetsProblems(on, rule.types as string[]);
   const known = on.filter((name) => CONFIGURATION_NAMES.includes(name as never));
+  const problems = targetsProblems(on, known, rule.types as string[]);
+  // A condition tests a field every resource of `on` shows (a secret is `[redacted]` in every change).
   const fieldWhy = (field: string) => {
-    const missing = known.filter((name) => !testable(name).has(field));
+    const missing = known.filter((name) => !resourceOf(name).shownFields.includes(field));
     return missing.length > 0
       ? `${missing.join(', ')} ha${missing.length > 1 ? 've' : 's'} no field "${field}" to test`
       : undefined;

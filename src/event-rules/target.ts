@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import { hostMatches } from '../config.js';
 
 /**
  * Where a rule may send (section 15): never a loopback, link-local, private or otherwise internal
@@ -53,9 +54,7 @@ export function hostAllowed(host: string, patterns: readonly string[]): boolean 
     .replace(/^\[|\]$/g, '')
     .toLowerCase()
     .replace(/\.$/, '');
-  return patterns.some((pattern) =>
-    pattern.startsWith('*.') ? name.endsWith(pattern.slice(1)) && name.length > pattern.length - 1 : name === pattern,
-  );
+  return patterns.some((pattern) => hostMatches(pattern, name));
 }
 
 /** The addresses of this machine, where the service listens (its own interfaces, and every unspecified one). */

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { hostMatches } from '../config.js';
 
 /** Whether a request's `Host` header names this service. */
 export type HostCheck = (host: string | undefined) => boolean;
@@ -18,14 +19,10 @@ export function hostName(header: string): string | undefined {
 }
 
 /** One ALLOWED_HOSTS entry: a name, or `*.domain` for any name below that domain. */
-function matcher(pattern: string): (name: string) => boolean {
-  const lower = pattern.toLowerCase();
-  if (lower.startsWith('*.')) {
-    const suffix = lower.slice(1);
-    return (name) => name.endsWith(suffix) && name.length > suffix.length;
-  }
-  return (name) => name === lower;
-}
+const matcher =
+  (pattern: string) =>
+  (name: string): boolean =>
+    hostMatches(pattern, name);
 
 /**
  * The Host check against DNS rebinding (a page of attacker.example, whose name was made to point
