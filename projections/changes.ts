@@ -74,15 +74,18 @@ export function diffOf(resource: string, before?: EntryRecord, after?: EntryReco
 const NOT_CHANGES = new Set(['RequestRecorded']);
 /** Events in the change log that leave the entry's version where it was (a key rotation's re-seal). */
 const NOT_VERSIONS = new Set(['SecretsResealed']);
-/** An event about an entry that changes nothing in it (a secret read): its data names the entry. */
-const NAMES_AN_ENTRY = 'SecretRevealed';
+/**
+ * Events about an entry that change nothing in it (a secret read, a break-glass token passing a
+ * policy): their data names the entry.
+ */
+const NAMES_AN_ENTRY: readonly string[] = ['SecretRevealed', 'BreakGlassUsed'];
 
 /**
  * The only events whose change row names an entry that has no version row at the same position.
  * Every other change row's entry is its first effect, which has one: the versions' indexes find
  * those, and the change log indexes these few alone by resource and entry (read-model schema).
  */
-export const CHANGES_WITHOUT_VERSION: readonly string[] = [...NOT_VERSIONS, NAMES_AN_ENTRY];
+export const CHANGES_WITHOUT_VERSION: readonly string[] = [...NOT_VERSIONS, ...NAMES_AN_ENTRY];
 
 /** A request kept for its Idempotency-Key (its answer sealed), as the read models store it. */
 export interface RequestRow {
@@ -122,7 +125,7 @@ export function rowsOf(
   const { actor, request_id, at } = event.metadata;
   // An event about an entry that changes nothing (a secret read) names it in its data.
   const about =
-    own ?? (event.type === NAMES_AN_ENTRY ? { resource: event.data.resource, id: event.data.id } : undefined);
+    own ?? (NAMES_AN_ENTRY.includes(event.type) ? { resource: event.data.resource, id: event.data.id } : undefined);
   // Rows made field by field, not by spreading optional parts: a replay makes two per event.
   const data = redactData(own?.resource, event.data);
   const change: ChangeRow = { position, type: event.type, at, hw_at: highWaterAt, actor, request_id, data };

@@ -9,6 +9,8 @@ import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { type Logger, pino } from 'pino';
 import { openRetiredKeys, openSecretKey } from './application/secret-key.js';
 import { ConfigService, type ParseWrite } from './application/service.js';
+import { approvals, approvalsRoutes } from './approvals/index.js';
+import { approvedMerge, changeSets, changeSetsRoutes } from './change-sets/index.js';
 import type { Config } from './config.js';
 import { assertMayServe, assertServes, recordStore } from './data-dir.js';
 import { type EventRules, eventRules, eventRulesRoutes } from './event-rules/index.js';
@@ -28,9 +30,8 @@ import {
   pmacontrolRoutes,
   pmacontrolUrl,
 } from './pmacontrol/index.js';
-import { REBUILT_WAITING } from './read-models/sqlite/damage.js';
 import { WriteValidator } from './schemas/validator.js';
-import { openStores, type Stores } from './stores.js';
+import { openStores, progressLog, repairLog, type Stores } from './stores.js';
 
 export {
   openEventStore,
@@ -41,14 +42,10 @@ export {
   type Stores,
 } from './stores.js';
 
-/** Logs the start-up catch-up: its first batch, then every 10,000 events. */
-function progressLog(logger: Logger): (position: number) => void {
-  let logged = -Infinity;
-  return (position) => {
-    if (position - logged < 10_000) return;
-    logged = position;
-    logger.info({ position }, 'projecting the log');
-  };
+/** The gates of every gated write, in their order: change sets stage, then approvals hold (their merges too). */
+function plugGates(service: ConfigService): void {
+  changeSets(service);
+  approvals(service, { 'change-set-merge': approvedMerge(service) });
 }
 
 export function packageVersion(): string {
@@ -85,23 +82,11 @@ async function startService(config: Config, logger: Logger, stores: Stores): Pro
     onBackgroundError: (error) =>
       logger.error({ err: { name: error.name, message: error.message } }, 'projection error'),
     feed: { maxSubscribers: config.http.maxSubscribers, maxBufferedBytes: config.http.feedMaxBufferBytes },
-    onRepair: (event) => {
-      if (event.step === 'started' && event.reason === REBUILT_WAITING)
-        logger.info(
-          { file: readModels.location },
-          'a rebuild of the read models (replay --apply) taken in: catching it up with the log (not ready meanwhile)',
-        );
-      else if (event.step === 'started') {
-        const { reason, setAsideAs } = event;
-        logger.warn(
-          { file: readModels.location, set_aside_as: setAsideAs, reason },
-          'read models damaged: set aside, rebuilding them from the log (not ready meanwhile)',
-        );
-      } else logger.info({ events: event.events, ms: event.ms }, 'read models rebuilt from the log');
-    },
+    onRepair: repairLog(logger, readModels.location),
   });
   try {
     await service.start();
+    plugGates(service);
     await stores.synced;
   } catch (error) {
     await store.close();
@@ -129,7 +114,13 @@ function routeModules(
   live: { log?: VerifiableLog; projection?: PmaControlProjection; rules?: EventRules } = {},
 ): RouteModule[] {
   const rules = live.rules ? { ledger: live.rules.ledger, holder: live.rules.holder } : {};
-  return [logRoutes(live.log), pmacontrolRoutes(live.projection), eventRulesRoutes(rules)];
+  return [
+    logRoutes(live.log),
+    pmacontrolRoutes(live.projection),
+    eventRulesRoutes(rules),
+    approvalsRoutes(),
+    changeSetsRoutes(),
+  ];
 }
 
 /** The OpenAPI document this build serves (`GET /fr/api/openApi`, `pmacontrol-config openapi`). */
@@ -196,10 +187,7 @@ function closer(logger: Logger, parts: Parts): () => Promise<void> {
     })());
 }
 
-/**
- * The projection into PmaControl's tables, when its database is configured; MariaDB's client is
- * loaded only then (a quarter of a second).
- */
+/** The projection into PmaControl's tables, when configured (MariaDB's client, a quarter of a second, loaded only then). */
 async function pmacontrolPart(
   config: Config,
   url: string | undefined,
@@ -218,10 +206,7 @@ async function pmacontrolPart(
   });
 }
 
-/**
- * Event rules (section 15): their ledger beside the log — in the MariaDB database of the event
- * store, else in DATA_DIR — and their delivery, started once the instance listens.
- */
+/** Event rules: their ledger beside the log (the store's MariaDB database, else DATA_DIR); delivery starts once listening. */
 async function eventRulesPart(
   config: Config,
   parts: { service: ConfigService; logger: Logger; metrics: Metrics; ownPort: () => number | undefined },

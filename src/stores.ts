@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import type { RepairEvent } from './application/service.js';
 import type { Config } from './config.js';
 import { InstanceLock, prepareDataDir } from './data-dir.js';
 import type { EventStore, LogReader } from './event-store/port.js';
 import { SqliteEventStore, sqliteLogReader } from './event-store/sqlite/store.js';
 import type { ReadModelStore } from './read-models/port.js';
-import { isDamage, moveFile, REBUILT, removeFile } from './read-models/sqlite/damage.js';
+import { isDamage, moveFile, REBUILT, REBUILT_WAITING, removeFile } from './read-models/sqlite/damage.js';
 import { SqliteReadModelStore } from './read-models/sqlite/store.js';
 
 /**
@@ -134,5 +135,33 @@ export async function openLogReader(config: Config, target?: string): Promise<Lo
     name: 'eventstoredb',
     read: (after, maxCount) => store.readAll({ after, maxCount }),
     close: () => store.close(),
+  };
+}
+
+/** Logs the start-up catch-up: its first batch, then every 10,000 events. */
+export function progressLog(logger: Logger): (position: number) => void {
+  let logged = -Infinity;
+  return (position) => {
+    if (position - logged < 10_000) return;
+    logged = position;
+    logger.info({ position }, 'projecting the log');
+  };
+}
+
+/** Logs what happens to damaged read models, or to a rebuild taken in: set aside, rebuilt. */
+export function repairLog(logger: Logger, file: string): (event: RepairEvent) => void {
+  return (event) => {
+    if (event.step === 'started' && event.reason === REBUILT_WAITING)
+      logger.info(
+        { file },
+        'a rebuild of the read models (replay --apply) taken in: catching it up with the log (not ready meanwhile)',
+      );
+    else if (event.step === 'started') {
+      const { reason, setAsideAs } = event;
+      logger.warn(
+        { file, set_aside_as: setAsideAs, reason },
+        'read models damaged: set aside, rebuilding them from the log (not ready meanwhile)',
+      );
+    } else logger.info({ events: event.events, ms: event.ms }, 'read models rebuilt from the log');
   };
 }

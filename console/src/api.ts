@@ -93,7 +93,7 @@ export type Entry = Record<string, unknown> & { id: number; version: number };
 export const RESOURCES = ['servers', 'clients', 'environments', 'tags', 'aliases', 'ssh-keys', 'storage-areas'];
 
 /** The resources only admins see, served at `/fr/api/<name>`; the others are at `/fr/api/config/<name>`. */
-export const ADMIN_RESOURCES = ['event-rules'];
+export const ADMIN_RESOURCES = ['event-rules', 'policies'];
 
 /** Where the API serves a resource's entries. */
 export const entriesPath = (resource: string) =>

@@ -102,13 +102,16 @@ function RevertButton({
   const revert = async () => {
     try {
       const ifMatch: Record<string, string> = current ? { 'If-Match': `"${current.version}"` } : {};
-      await request(`${path}/revert`, {
+      const reply = await request(`${path}/revert`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', ...ifMatch },
         body: JSON.stringify({ version }),
       });
       setAsking(false);
-      done(version);
+      // 202: an approval policy holds the revert; it runs once approved and executed.
+      if (reply.status === 202)
+        navigate(`/fr/console/approvals${query({ show: 'all', id: (await reply.json()).approval.id })}`);
+      else done(version);
     } catch (e) {
       setError((e as Error).message);
     }

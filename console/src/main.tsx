@@ -1,6 +1,8 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { type ApiError, getJson, token, type Whoami, whenUnauthorized } from './api.js';
+import { ApprovalsView } from './approvals.js';
+import { ChangeSetsView } from './change-sets.js';
 import { ChangesView } from './changes.js';
 import { EntryView } from './entry.js';
 import { LogView } from './log.js';
@@ -60,6 +62,8 @@ function Header(props: { who: Whoami | null; signIn?: () => void; signOut: () =>
         <Link href="/fr/console/changes">Changes</Link>
         <Link href="/fr/console/at">At a moment</Link>
         <Link href="/fr/console/log">Log integrity</Link>
+        {who && who.role !== 'none' && <Link href="/fr/console/approvals">Approvals</Link>}
+        {who && who.role !== 'none' && <Link href="/fr/console/change-sets">Change sets</Link>}
         {who?.role === 'admin' && <Link href="/fr/console/event-rules">Event rules</Link>}
       </nav>
       <p class="who" aria-live="polite">
@@ -91,6 +95,10 @@ function View({ who }: { who: Whoami | null }) {
       return <LogView />;
     case 'event-rules':
       return <EventRulesView />;
+    case 'approvals':
+      return <ApprovalsView who={who} />;
+    case 'change-sets':
+      return <ChangeSetsView who={who} />;
     case 'entry':
       return <EntryView resource={route.resource} id={route.id} who={who} />;
     default:

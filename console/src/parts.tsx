@@ -32,7 +32,8 @@ export function Named({
   bare?: boolean;
 }) {
   const name = useName(resource, id, position);
-  const href = `${entryPath(resource, id)}?at=${position}`;
+  const path = entryPath(resource, id);
+  const href = `${path}${path.includes('?') ? '&' : '?'}at=${position}`;
   if (bare) return <Link href={href}>{name ? `${id} (${name})` : String(id)}</Link>;
   return <Link href={href}>{name ? `${resource}/${id} ${name}` : `${resource}/${id}`}</Link>;
 }
@@ -108,7 +109,15 @@ export function Link({ href, children, ...rest }: { href: string; children: Comp
   );
 }
 
-export const entryPath = (resource: string, id: number) => `/fr/console/${resource}/${id}`;
+/** An entry's page; an approval's, a change set's are their views with it open (a staged write: the change sets). */
+export const entryPath = (resource: string, id: number) =>
+  resource === 'approvals'
+    ? `/fr/console/approvals?show=all&id=${id}`
+    : resource === 'change-sets'
+      ? `/fr/console/change-sets?id=${id}`
+      : resource === 'change-set-operations'
+        ? '/fr/console/change-sets'
+        : `/fr/console/${resource}/${id}`;
 
 /** An error or a note for everyone, screen readers included. */
 export function Notice({ kind, children }: { kind: 'error' | 'info'; children: ComponentChildren }) {

@@ -14,6 +14,7 @@ export const LABELS: Record<string, readonly string[]> = {
   'ssh-keys': ['name'],
   'storage-areas': ['libelle'],
   'event-rules': ['name'],
+  policies: ['name'],
 };
 
 /** The fields of each resource that hold ids of other entries, and whose. */

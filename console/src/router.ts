@@ -7,6 +7,8 @@ export type Route =
   | { view: 'at' }
   | { view: 'log' }
   | { view: 'event-rules' }
+  | { view: 'approvals' }
+  | { view: 'change-sets' }
   | { view: 'entry'; resource: string; id: number }
   | { view: 'unknown' };
 
@@ -16,6 +18,8 @@ export function routeOf(pathname: string): Route {
   if (rest === 'at') return { view: 'at' };
   if (rest === 'log') return { view: 'log' };
   if (rest === 'event-rules') return { view: 'event-rules' };
+  if (rest === 'approvals') return { view: 'approvals' };
+  if (rest === 'change-sets') return { view: 'change-sets' };
   const entry = /^([a-z-]+)\/(\d+)$/.exec(rest);
   if (entry) return { view: 'entry', resource: entry[1]!, id: Number(entry[2]) };
   return { view: 'unknown' };

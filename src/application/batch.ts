@@ -14,7 +14,7 @@ import { type PrepareDeps, prepare, type WriteRequest } from './prepare.js';
  */
 export type ParseWrite = (
   resource: ResourceName,
-  mode: 'create' | 'patch',
+  mode: 'create' | 'replace' | 'patch',
   body: Record<string, unknown>,
 ) => Record<string, unknown>;
 

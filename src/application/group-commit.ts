@@ -20,6 +20,14 @@ export interface Clock {
 export interface Caller {
   actor: string;
   requestId: string;
+  /** The caller's role, for a client of the API: its writes pass the approval policies (WriteGate). */
+  role?: string;
+  /** A break-glass token's reason (X-Break-Glass-Reason): it may pass a policy alone, recorded. */
+  breakGlass?: string;
+  /** The approval this request executes: every event it causes carries its id. */
+  approval?: number;
+  /** The change set this request stages in (Change-Set) or merges: its events carry its id. */
+  changeSet?: number;
 }
 
 /** One command waiting for its batch: decided against the state as the commands before it left it. */
@@ -182,6 +190,8 @@ export class GroupCommit {
       at: this.clock.now().toISOString(),
       ...(entry ? { entry } : {}),
       schema: EVENT_SCHEMA,
+      ...(caller.approval !== undefined ? { approval: caller.approval } : {}),
+      ...(caller.changeSet !== undefined ? { change_set: caller.changeSet } : {}),
     };
     return { type: event.type, data: event.data, metadata: metadata as unknown as Record<string, unknown> };
   }

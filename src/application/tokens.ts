@@ -11,6 +11,8 @@ export interface Principal {
   actor: string;
   role: Role | 'none';
   secrets: boolean;
+  /** A break-glass token: may pass an approval policy alone, with a reason. */
+  breakGlass?: boolean;
 }
 
 /** `pmc_` followed by 43 base64url characters: 32 random bytes. */
@@ -64,7 +66,13 @@ export class TokenTable {
     if (!entry) return 'unknown';
     if (entry.revoked_at !== null) return 'revoked';
     if (entry.expires_at !== null && Date.parse(entry.expires_at as string) <= now.getTime()) return 'expired';
-    return { actor: entry.name as string, role: entry.role as Role, secrets: entry.secrets === true };
+    const principal: Principal = {
+      actor: entry.name as string,
+      role: entry.role as Role,
+      secrets: entry.secrets === true,
+    };
+    if (entry.break_glass === true) principal.breakGlass = true;
+    return principal;
   }
 }
 
@@ -79,6 +87,8 @@ export interface NewToken {
   name: string;
   role: Role;
   secrets: boolean;
+  /** Issued from the CLI only: may pass an approval policy alone. */
+  breakGlass?: boolean;
   /** ISO 8601 UTC, or null for never. */
   expiresAt: string | null;
 }

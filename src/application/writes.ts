@@ -1,4 +1,3 @@
-import type { ChangeItem } from '../../projections/changes.js';
 import { type DecideRules, decide } from '../domain/decide.js';
 import type { Effect } from '../domain/evolve.js';
 import { type ResourceName, resourceOf } from '../domain/resources.js';
@@ -10,19 +9,24 @@ import type { EntryRecord } from '../engine/table.js';
 import { AddedRules } from './added-rules.js';
 import { DecidedBatch } from './batch.js';
 import type { Changes } from './changes.js';
+import { type GateAsk, type WriteGate, writeAsk } from './gate.js';
 import type { Caller, Clock, GroupCommit } from './group-commit.js';
 import { prepare, type WriteRequest, type WriteRequestOf } from './prepare.js';
-import type { Idempotency, RecordedResponse, RequestLog } from './requests.js';
-import { KeyRotated } from './secret-key.js';
+import type { RequestLog } from './requests.js';
+import { lookedUp } from './revert-lookup.js';
 import type { SecretBox } from './secrets.js';
 import { generateToken, type IssuedToken, type NewToken, tokenDigest } from './tokens.js';
 import { decideImport, type ImportCounts, type ImportItem } from './transfer.js';
 import { decideRotation, type NotRestored, notRestored, proofProblems, proven } from './write-checks.js';
+import { type Once, type OnceOptions, WriteRunner } from './write-runner.js';
 
 export { DecidedBatch } from './batch.js';
+export type { GateOutcome, GateQuestion, WriteGate } from './gate.js';
 export type { WriteRequest } from './prepare.js';
 export type { IssuedToken, NewToken } from './tokens.js';
+export type { ImportItem } from './transfer.js';
 export type { NotRestored } from './write-checks.js';
+export type { Once, OnceOptions } from './write-runner.js';
 
 export interface WriteResult {
   id: number;
@@ -30,25 +34,8 @@ export interface WriteResult {
   entry?: EntryRecord;
   /** False when the write changed nothing and recorded no event. */
   changed: boolean;
-  /**
-   * A revert that brought a hard-deleted entry back: the entries its delete had changed (a server
-   * that lost a deleted tag, a soft-deleted server moved to client 99) that still do not hold it.
-   */
+  /** A revert that brought a hard-deleted entry back: the entries its delete changed that still do not hold it. */
   notRestored?: NotRestored[];
-}
-
-/** A write sent with an Idempotency-Key: the answer to send, and whether it is the first one again. */
-export interface Once {
-  response: RecordedResponse;
-  replayed: boolean;
-}
-
-/** How a write's result becomes the answer sent (and kept, with an Idempotency-Key). */
-export interface OnceOptions<T> {
-  idempotency: Idempotency;
-  respond: (result: T) => RecordedResponse;
-  /** What a retry gets instead of `respond`'s answer, when that must not be kept (a token is shown once). */
-  keep?: (result: T) => RecordedResponse;
 }
 
 export interface WritesDeps {
@@ -65,62 +52,37 @@ export interface WritesDeps {
 }
 
 type Decide = (state: ConfigState) => DomainEvent[];
+
 type Answer<T> = (state: ConfigState, effects: Effect[]) => T;
 type Values = Record<string, unknown>;
 
 /** Every write the service takes, each as a job for the group commit. */
 export class Writes {
   private readonly rules = new AddedRules();
+  private readonly runner: WriteRunner;
 
-  constructor(private readonly deps: WritesDeps) {}
+  constructor(private readonly deps: WritesDeps) {
+    this.runner = new WriteRunner(deps);
+  }
 
   /** A wing's rules on every write (PmaControl's columns): a check of each entry, where new ids start. */
   addRules(rules: DecideRules): void {
     this.rules.add(rules);
   }
 
-  /** A write as such. */
-  private run<T>(caller: Caller, decideOn: Decide, answer: Answer<T>): Promise<T> {
-    return this.deps.groupCommit.submit({ caller, decide: this.underCurrentKey(decideOn), answer });
+  /** A wing's say on every gated write (WriteGate: approvals, change sets), asked after those added before. */
+  addGate(gate: WriteGate): void {
+    this.runner.gates.push(gate);
   }
 
-  /** Nothing is sealed, or written, under a key the log no longer names. */
-  private underCurrentKey(decideOn: Decide): Decide {
-    return (state) => {
-      if (this.deps.keyRotated()) throw new KeyRotated();
-      return decideOn(state);
-    };
+  /** A write as such; `ask`: a write the gate decides on (held for approval, or run). */
+  private run<T>(caller: Caller, decideOn: Decide, answer: Answer<T>, ask?: GateAsk): Promise<T> {
+    return this.runner.run(caller, decideOn, answer, ask);
   }
 
-  /**
-   * A write with an Idempotency-Key: decided only if no request with that key was recorded (else the
-   * first answer, or a 422 if the key came with another request); its answer is kept with its events.
-   */
-  private async once<T>(caller: Caller, decideOn: Decide, answer: Answer<T>, options: OnceOptions<T>): Promise<Once> {
-    const { requests, clock } = this.deps;
-    const done = requests.begin(caller.actor, options.idempotency.key);
-    try {
-      let first: RecordedResponse | undefined;
-      let kept: RecordedResponse | undefined;
-      const response = await this.deps.groupCommit.submit<RecordedResponse>({
-        caller,
-        decide: (state) => {
-          first = requests.find(caller.actor, options.idempotency, clock.now());
-          return first ? [] : this.underCurrentKey(decideOn)(state);
-        },
-        answer: (state, effects) => {
-          if (first) return first;
-          const result = answer(state, effects);
-          const sent = options.respond(result);
-          kept = options.keep?.(result) ?? sent;
-          return sent;
-        },
-        remember: () => (first || !kept ? undefined : requests.note(options.idempotency, kept)),
-      });
-      return { response, replayed: first !== undefined };
-    } finally {
-      done();
-    }
+  /** A write with an Idempotency-Key (WriteRunner.once). */
+  private once<T>(caller: Caller, decideOn: Decide, answer: Answer<T>, options: OnceOptions<T>, ask?: GateAsk) {
+    return this.runner.once(caller, decideOn, answer, options, ask);
   }
 
   /** A configuration write; with `once`, under an Idempotency-Key. */
@@ -131,10 +93,9 @@ export class Writes {
     once: OnceOptions<WriteResult>,
   ): Promise<Once>;
   async execute<R extends ResourceName>(request: WriteRequestOf<R>, caller: Caller, once?: OnceOptions<WriteResult>) {
-    if ('input' in request) await proven(request.resource, request.input as Values);
-    const { asked, deletion } = await this.lookedUp(request);
-    const prepared = { secrets: this.deps.secrets };
-    const decideOn: Decide = (state) => decide(prepare(asked as WriteRequest, state, prepared), state, this.rules);
+    await this.prove(request as WriteRequest);
+    const { asked, deletion } = await lookedUp(request, this.deps.changes, this.deps.state());
+    const decideOn: Decide = (state) => this.decided(asked as WriteRequest, state);
     const answer: Answer<WriteResult> = (state, effects) => {
       const id = effects[0]?.id ?? ('id' in request ? request.id : undefined) ?? 0;
       const result: WriteResult = {
@@ -147,41 +108,22 @@ export class Writes {
       }
       return result;
     };
-    return once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
+    const ask = writeAsk(asked as WriteRequest);
+    return once ? this.once(caller, decideOn, answer, once, ask) : this.run(caller, decideOn, answer, ask);
+  }
+
+  /** The costly checks of a write's input (an SSH key pair's match), run before it is decided or staged. */
+  async prove(request: WriteRequest): Promise<void> {
+    if ('input' in request) await proven(request.resource, request.input as Values);
   }
 
   /**
-   * What a revert needs from the change log, read before it is decided (it never changes once
-   * written): the values of the version asked for, and, for an entry hard-deleted now, what its
-   * delete did to other entries.
+   * The events a configuration write would record on `state`, every rule applied, nothing recorded
+   * (a change set's staged writes, decided again on the configuration as it is); a revert carries the
+   * values of its version. Throws the write's refusal.
    */
-  private async lookedUp<R extends ResourceName>(
-    request: WriteRequestOf<R>,
-  ): Promise<{ asked: WriteRequestOf<R>; deletion?: ChangeItem }> {
-    if (request.kind !== 'revert') return { asked: request };
-    const { changes } = this.deps;
-    const values = await changes.versionOf(request.resource, request.id, request.toVersion);
-    let deletion: ChangeItem | undefined;
-    if (this.deps.state().collections[request.resource].tombstone(request.id)) {
-      const type = resourceOf(request.resource).events.deleted;
-      const query = { resource: request.resource, id: request.id, type, order: 'desc' } as const;
-      for await (const item of changes.changes(query)) {
-        deletion = item;
-        break;
-      }
-    }
-    return { asked: { ...request, values }, deletion };
-  }
-
-  /**
-      const entry = state.collections[effect.resource as CollectionName]?.get(effect.id);
-      for (const { field, before, after } of effect.diff) {
-        if (held(before) && !held(after) && entry && !held(entry[field])) {
-          found.push({ resource: effect.resource, id: effect.id, field });
-        }
-      }
-    }
-    return found;
+  decided(request: WriteRequest, state: ConfigState): DomainEvent[] {
+    return decide(prepare(request, state, { secrets: this.deps.secrets }), state, this.rules);
   }
 
   /**
@@ -200,7 +142,14 @@ export class Writes {
     const { dryRun, secretsRight, skipInvalid } = options;
     // Refused anyway; without skipInvalid they are still decided, for their other problems.
     const decided = skipInvalid ? items.filter((item) => !proofs.failed.has(item)) : items;
-    return this.batch((batch) => decideImport(decided, batch, { dryRun, secretsRight, skipInvalid, problems }), caller);
+    const build = (batch: DecidedBatch) =>
+      decideImport(decided, batch, { dryRun, secretsRight, skipInvalid, problems });
+    // A dry run records nothing: it is not held.
+    const ask: GateAsk | undefined = dryRun
+      ? undefined
+      : { operation: 'import', request: { kind: 'import', items, options: { secretsRight, skipInvalid } } };
+    const job = this.batchJob(build);
+    return this.run(caller, job.decideOn, job.answer, ask);
   }
 
   /**
@@ -231,12 +180,23 @@ export class Writes {
       if (!col.get(id)) throw col.tombstone(id) ? new Deleted(resource, id) : new NotFound(resource, id);
       return fields.map((field) => ({ type: 'SecretRevealed', data: { resource, id, field } }));
     };
-    return this.run(caller, decideOn, (state) => {
-      const entry = state.collections[resource].get(id);
-      const open = (sealed: unknown) =>
-        typeof sealed === 'string' && sealed !== '' ? this.deps.secrets.open(sealed as Sealed) : null;
-      return Object.fromEntries(fields.map((field) => [field, open(entry?.[field])]));
-    });
+    const ask: GateAsk = { operation: 'secret-read', request: { kind: 'secret-read', resource, id } };
+    return this.run(
+      caller,
+      decideOn,
+      (state) => {
+        const entry = state.collections[resource].get(id);
+        const open = (sealed: unknown) =>
+          typeof sealed === 'string' && sealed !== '' ? this.deps.secrets.open(sealed as Sealed) : null;
+        return Object.fromEntries(fields.map((field) => [field, open(entry?.[field])]));
+      },
+      ask,
+    );
+  }
+
+  /** Seals a text under the service's key (a wing's own sealed field: a staged write). */
+  seal(plain: string): string {
+    return this.deps.secrets.seal(plain);
   }
 
   /** The plain text of a secret sealed by a service with this one's key; undefined for any other. */
@@ -251,13 +211,22 @@ export class Writes {
     const token = generateToken();
     const digest = this.deps.secrets.seal(tokenDigest(token));
     const { name, role, secrets, expiresAt } = request;
-    const fields = { name, role, secrets, expires_at: expiresAt, digest, revoked_at: null };
+    const fields = {
+      name,
+      role,
+      secrets,
+      break_glass: request.breakGlass === true,
+      expires_at: expiresAt,
+      digest,
+      revoked_at: null,
+    };
     const decideOn: Decide = (state) => decide({ kind: 'create', resource: 'tokens', fields }, state);
     const answer: Answer<IssuedToken> = (state, effects) => ({
       token,
       entry: state.collections.tokens.get(effects[0].id)!,
     });
-    return once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
+    const ask: GateAsk = { operation: 'token-issue', request: { kind: 'token-issue', token: request } };
+    return once ? this.once(caller, decideOn, answer, once, ask) : this.run(caller, decideOn, answer, ask);
   }
 
   /**
@@ -269,6 +238,12 @@ export class Writes {
   batch<T>(build: (batch: DecidedBatch) => T, caller: Caller): Promise<T>;
   batch<T>(build: (batch: DecidedBatch) => T, caller: Caller, once: OnceOptions<T>): Promise<Once>;
   batch<T>(build: (batch: DecidedBatch) => T, caller: Caller, once?: OnceOptions<T>) {
+    const { decideOn, answer } = this.batchJob(build);
+    return once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
+  }
+
+  /** A batch's decision, and its result as the answer. */
+  private batchJob<T>(build: (batch: DecidedBatch) => T): { decideOn: Decide; answer: Answer<T> } {
     let result: T | undefined;
     const decideOn: Decide = (state) => {
       const at = this.deps.clock.now().toISOString();
@@ -281,8 +256,29 @@ export class Writes {
       }
       return batch.end();
     };
-    const answer: Answer<T> = () => result as T;
-    return once ? this.once(caller, decideOn, answer, once) : this.run(caller, decideOn, answer);
+    return { decideOn, answer: () => result as T };
+  }
+
+  /**
+   * A wing's own events (an approval's vote, a change set's merge), decided on the state: `step` gives
+   * the events to record and, maybe, a refusal answered once they are recorded (an approval found
+   * expired: recorded, 410); with `ask`, through the gates (a merge an approval policy holds).
+   */
+  async record<T>(
+    caller: Caller,
+    step: (state: ConfigState) => { events: DomainEvent[]; refusal?: Error },
+    answer: (state: ConfigState) => T,
+    ask?: GateAsk,
+  ): Promise<T> {
+    let refusal: Error | undefined;
+    const decideOn: Decide = (state) => {
+      const decided = step(state);
+      refusal = decided.refusal;
+      return decided.events;
+    };
+    const result = await this.run(caller, decideOn, (state) => (refusal ? (undefined as T) : answer(state)), ask);
+    if (refusal) throw refusal;
+    return result;
   }
 
   /** Revokes a token (again: nothing to do). */

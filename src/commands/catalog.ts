@@ -64,13 +64,15 @@ export const CORE_COMMANDS: CommandHelp[] = [
   {
     name: 'token',
     usage:
-      'token create --name NAME --role reader|writer|admin [--expires-in 30d] [--secrets]\n' +
+      'token create --name NAME --role reader|writer|admin [--expires-in 30d] [--secrets] [--break-glass]\n' +
       'token list [--json]\ntoken revoke ID',
     summary: 'issue, list and revoke bearer tokens',
     details:
       'create prints the new token alone on the last line of stdout, this once (the log keeps a sealed digest\n' +
       'of it). --secrets lets it read passwords and private keys; this command is the way to issue the first\n' +
-      'such token. list never shows a token. revoke: the token answers 401 on every instance from then on.\n' +
+      'such token. --break-glass lets it pass an approval policy alone with X-Break-Glass-Reason, each use\n' +
+      'recorded (BreakGlassUsed); only this command issues one. list never shows a token. revoke: the token\n' +
+      'answers 401 on every instance from then on.\n' +
       `${RUNS_ON_A_SERVED_DATA_DIR}`,
   },
   {

@@ -23,7 +23,8 @@ export function cliCaller(): Caller {
 function describe(token: EntryRecord): string {
   const expires = token.expires_at ?? 'never';
   const state = token.revoked_at === null ? 'live' : `revoked ${token.revoked_at}`;
-  return `${token.id}\t${token.name}\t${token.role}\tsecrets=${token.secrets ? 'yes' : 'no'}\texpires=${expires}\t${state}`;
+  const glass = token.break_glass === true ? '\tbreak-glass' : '';
+  return `${token.id}\t${token.name}\t${token.role}\tsecrets=${token.secrets ? 'yes' : 'no'}${glass}\texpires=${expires}\t${state}`;
 }
 
 async function create(service: ConfigService, args: string[]): Promise<void> {
@@ -34,6 +35,7 @@ async function create(service: ConfigService, args: string[]): Promise<void> {
       role: { type: 'string' },
       'expires-in': { type: 'string' },
       secrets: { type: 'boolean', default: false },
+      'break-glass': { type: 'boolean', default: false },
     },
   });
   if (values.name === undefined || values.role === undefined)
@@ -52,7 +54,7 @@ async function create(service: ConfigService, args: string[]): Promise<void> {
     secrets: values.secrets,
     expires_at: lifetime === undefined ? null : new Date(now.getTime() + lifetime).toISOString(),
   };
-  const request = parseTokenRequest(body, now);
+  const request = { ...parseTokenRequest(body, now), breakGlass: values['break-glass'] };
   const { token, entry } = await service.write.issueToken(request, cliCaller());
   console.log(`issued token ${describe(entry)}`);
   console.log('it is shown this once; the service keeps only a sealed digest of it:');

@@ -124,6 +124,8 @@ const TABLE = new Map<string, Apply>([
   // A dry-run import compared the secrets it was sent with these entries' (data: entries): audit only.
   ['SecretsCompared', () => []],
   ['SecretsResealed', secretsResealed],
+  // A break-glass token passed a policy alone (data: operation, resource, id, reason, policies): audit only.
+  ['BreakGlassUsed', () => []],
 ]);
 const RESOURCE_OF_EVENT = new Map<string, CollectionName>();
 for (const name of COLLECTION_NAMES) {
@@ -136,6 +138,7 @@ for (const name of COLLECTION_NAMES) {
     [events.reverted, reverted(resource)],
   ];
   if (resource.declaration.deletion === 'soft') handlers.push([events.restored, restored(resource)]);
+  for (const type of resource.declaration.updateEvents ?? []) handlers.push([type, updated(resource)]);
   for (const [type, apply] of handlers) {
     TABLE.set(type, apply);
     RESOURCE_OF_EVENT.set(type, name);

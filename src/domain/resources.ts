@@ -1,7 +1,10 @@
 import { aliases } from './aliases/resource.js';
+import { approvals } from './approvals/resource.js';
+import { changeSetOperations, changeSets } from './change-sets/resource.js';
 import { clients } from './clients/resource.js';
 import { environments } from './environments/resource.js';
 import { eventRules } from './event-rules/resource.js';
+import { policies } from './policies/resource.js';
 import { servers } from './servers/resource.js';
 import type { Link, Resource } from './shared/declaration.js';
 import { sshKeys } from './ssh-keys/resource.js';
@@ -19,6 +22,7 @@ export const RESOURCES = {
   servers,
   'ssh-keys': sshKeys,
   'event-rules': eventRules,
+  policies,
 } as const;
 
 export type ResourceName = keyof typeof RESOURCES;
@@ -43,8 +47,14 @@ export function resourceOf(name: string): Resource {
   return RESOURCES[name];
 }
 
-/** Everything the state keeps entries of: the configuration's resources, and the tokens. */
-export const COLLECTIONS = { ...RESOURCES, tokens } as const;
+/** Everything the state keeps entries of: the configuration's resources, the tokens, approvals and change sets. */
+export const COLLECTIONS = {
+  ...RESOURCES,
+  tokens,
+  approvals,
+  'change-sets': changeSets,
+  'change-set-operations': changeSetOperations,
+} as const;
 export type CollectionName = keyof typeof COLLECTIONS;
 export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as CollectionName[];
 

@@ -31,7 +31,7 @@ const withFields =
 /**
  * Fields added to an event type's data, and their value in the events written before them: tokens
  * are issued and revoked through the generic creation and update, whose data holds every field
- * (`revoked_at`) and the changes (`changes.revoked_at`, the time of the revocation); clients gained
+ * (`revoked_at`, `break_glass`) and the changes (`changes.revoked_at`, the time of the revocation); clients gained
  * `is_display` (shown in PmaControl's lists: true), servers `ssh_keys` (none).
  */
 const DEFAULTS: Record<string, Step> = {
@@ -39,8 +39,11 @@ const DEFAULTS: Record<string, Step> = {
   ClientReverted: withFields({ is_display: true }, 'values'),
   ServerCreated: withFields({ ssh_keys: [] }),
   ServerReverted: withFields({ ssh_keys: [] }, 'values'),
-  TokenIssued: (event) =>
-    'revoked_at' in event.data ? event : { ...event, data: { ...event.data, revoked_at: null } },
+  TokenIssued: (event) => {
+    const data = 'revoked_at' in event.data ? event.data : { ...event.data, revoked_at: null };
+    return 'break_glass' in data ? { ...event, data } : { ...event, data: { ...data, break_glass: false } };
+  },
+  TokenReverted: withFields({ break_glass: false }, 'values'),
   TokenRevoked: (event) =>
     'changes' in event.data ? event : { ...event, data: { ...event.data, changes: { revoked_at: event.metadata.at } } },
 };

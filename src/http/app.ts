@@ -18,7 +18,7 @@ import { type Access, authorize, basicCredentials, identify, Unauthorized } from
 import { accessLog, cors, hardening, nameResource, requestContext, trailingSlash } from './middleware.js';
 import { healthz, Metrics, metrics, Readiness, readyz } from './operations.js';
 import { refuseQuery } from './request.js';
-import type { OtherCredentials, RouteModule } from './route-module.js';
+import type { ConfigView, OtherCredentials, RouteModule } from './route-module.js';
 import { changeStream, changes, diff, KEEP_ALIVE_MS } from './routes/changes.js';
 import {
   API_ROUTES,
@@ -157,9 +157,25 @@ function mountEntryRoutes(mount: Mount, handlerDeps: HandlerDeps): void {
   }
 }
 
+/** The view a request asks for, from the first route module that gives one (a change set's). */
+function viewsOf(deps: ResolvedDeps, parse: ParseWrite): (ctx: Context) => ConfigView | undefined {
+  const views = (deps.modules ?? []).flatMap((module) =>
+    module.view ? [module.view({ service: deps.service, parse })] : [],
+  );
+  return (ctx) => {
+    for (const view of views) {
+      const found = view(ctx);
+      if (found) return found;
+    }
+    return undefined;
+  };
+}
+
 function routes(deps: ResolvedDeps): Router {
   const router = new Router();
-  const handlerDeps = { service: deps.service, validator: deps.validator ?? new WriteValidator(deps.openCrypted) };
+  const validating = deps.validator ?? new WriteValidator(deps.openCrypted);
+  const parsing: ParseWrite = (resource, mode, body) => validating.parse(resource, mode, body).input;
+  const handlerDeps = { service: deps.service, validator: validating, viewOf: viewsOf(deps, parsing) };
   const byPath = new Map<string, Method[]>();
   const mount = (
     openApiPath: string,
@@ -184,10 +200,8 @@ function routes(deps: ResolvedDeps): Router {
   mountEntryRoutes(mount, handlerDeps);
   const api = apiHandlers(deps, handlerDeps.validator);
   for (const route of API_ROUTES) mount(route.path, route.method, route.access, (ctx) => api[route.kind](ctx, route));
-  const { validator } = handlerDeps;
-  const parse: ParseWrite = (resource, mode, body) => validator.parse(resource, mode, body).input;
   for (const module of deps.modules ?? []) {
-    const handlers = module.handlers({ service: deps.service, parse });
+    const handlers = module.handlers({ service: deps.service, parse: parsing });
     for (const route of module.routes) {
       mount(route.path, route.method, route.access, handlers[route.kind], route.basic, route.otherCredentials);
     }

@@ -1,5 +1,6 @@
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
+import { Held } from '../application/gate.js';
 import { DomainError } from '../domain/shared/errors.js';
 import { StoreUnavailable } from '../event-store/port.js';
 import { ReadModelsRebuilding } from '../read-models/port.js';
@@ -76,12 +77,21 @@ function render(ctx: Context, status: number, code: string, detail: string, extr
   };
 }
 
+/** A request held for approval: its 202, as the approvals wing made it. */
+function sendHeld(ctx: Context, held: Held): void {
+  ctx.status = held.response.status;
+  for (const [name, value] of Object.entries(held.response.headers)) ctx.set(name, value);
+  ctx.type = 'application/json';
+  ctx.body = held.response.body;
+}
+
 /** The one place errors become responses: problem+json, never a stack trace or a secret. */
 export function errorHandler(logger: Logger) {
   return async (ctx: Context, next: Next) => {
     try {
       await next();
     } catch (error) {
+      if (error instanceof Held) return sendHeld(ctx, error);
       if (error instanceof DomainError) return render(ctx, error.status, error.code, error.message, error.extra);
       if (error instanceof StoreUnavailable) {
         logger.warn(

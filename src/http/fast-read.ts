@@ -62,7 +62,9 @@ export function withFastReads(deps: FastReadDeps, koa: RequestListener): Request
 
 /** The entry a plain read asks for, and who asks; undefined when Koa must answer. */
 function plainRead(req: IncomingMessage, service: ConfigService, anonymousRole: Role | 'none') {
-  if (req.method !== 'GET' || req.headers['if-none-match'] !== undefined) return undefined;
+  const { headers } = req;
+  if (req.method !== 'GET' || headers['if-none-match'] !== undefined || headers['change-set'] !== undefined)
+    return undefined;
   const match = READ.exec(req.url ?? '');
   if (!match || !isConfigurationName(match[1]) || !isCanonicalId(match[2])) return undefined;
   const [, resource, id] = match;

@@ -4,6 +4,7 @@ import type { ConfigService, ParseWrite } from '../application/service.js';
 import type { Principal } from '../application/tokens.js';
 import type { Access } from './identity.js';
 import type { Method } from './routes/descriptors.js';
+import type { ConfigView } from './view.js';
 
 /**
  * The plug point for routes: a wing (src/<wing>/) brings its routes as one module — what the router
@@ -48,10 +49,14 @@ export interface RouteModule {
   operations: Readonly<Record<string, () => OperationObject>>;
   /** The handler of each route kind. */
   handlers(deps: ModuleDeps): Record<string, RouteHandle>;
+  /** The view a request asks for (a header of its own), or undefined: the configuration reads use it. */
+  view?(deps: ModuleDeps): (ctx: Context) => ConfigView | undefined;
 }
 
 export { type BodyBounds, readJson, readJsonBounded } from './body.js';
-export { invalidQuery, RequestError } from './errors.js';
+export { invalidHeader, invalidQuery, RequestError } from './errors.js';
+export { entryJson } from './list-body.js';
 export { parseMoment } from './moments.js';
-export { parseId, refuseQuery, singleParameters } from './request.js';
+export { expectedVersion, parseId, refuseQuery, singleParameters } from './request.js';
+export type { ConfigView } from './view.js';
 export { callerOf, jsonResponse, write } from './writes.js';

@@ -2,15 +2,29 @@ import type { Context } from 'koa';
 import type { Caller } from '../application/group-commit.js';
 import type { RecordedResponse } from '../application/requests.js';
 import type { ConfigService, Once, OnceOptions } from '../application/service.js';
+import type { Principal } from '../application/tokens.js';
 import { invalidHeader } from './errors.js';
 
 /** 1 to 255 visible ASCII characters. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-export const callerOf = (ctx: Context): Caller => ({
-  actor: ctx.state.actor as string,
-  requestId: ctx.state.requestId as string,
-});
+/**
+ * Who asks, for the events and the gates: a client of the API is always gated (its role is known); a
+ * break-glass token's reason comes from X-Break-Glass-Reason, a change set to stage in from Change-Set.
+ */
+export function callerOf(ctx: Context): Caller {
+  const principal = ctx.state.principal as Principal | undefined;
+  const caller: Caller = { actor: ctx.state.actor as string, requestId: ctx.state.requestId as string };
+  caller.role = principal?.role ?? 'none';
+  const reason = ctx.get('X-Break-Glass-Reason').trim();
+  if (principal?.breakGlass && reason !== '') caller.breakGlass = reason.slice(0, 1000);
+  const changeSet = ctx.get('Change-Set');
+  if (changeSet !== '') {
+    if (!/^[1-9][0-9]{0,15}$/.test(changeSet)) throw invalidHeader('Change-Set must be the id of a change set');
+    caller.changeSet = Number(changeSet);
+  }
+  return caller;
+}
 
 /** A JSON answer with its headers, as it is sent and, with an Idempotency-Key, kept. */
 export const jsonResponse = (status: number, body: string, headers: Record<string, string> = {}): RecordedResponse => ({

@@ -68,6 +68,10 @@ function changes(): OperationObject {
       ref('parameters', 'XRequestId'),
       ...FILTERS,
       query('request_id', 'events caused by this request (its X-Request-ID)', { type: 'string', maxLength: 255 }),
+      query('change_set', "what a change set did: its merge's events (none while it is not merged)", {
+        type: 'integer',
+        minimum: 1,
+      }),
       query('since', 'events at or after this time (ISO 8601 with an offset)', { type: 'string', format: 'date-time' }),
       query('until', 'events before this time (ISO 8601 with an offset)', { type: 'string', format: 'date-time' }),
       query('after', 'events after this position (with order=asc)', POSITION),

@@ -12,6 +12,7 @@ import type { Access } from '../http/identity.js';
 import type { RouteModule } from '../http/route-module.js';
 import { API_ROUTES, ROUTES, SERVICE_ROUTES } from '../http/routes/descriptors.js';
 import { apiOperation } from './api-operations.js';
+import { APPROVAL_SCHEMA } from './approval.js';
 import { sharedComponents } from './components.js';
 import { configOperation } from './config-operations.js';
 import { describeProperties } from './descriptions.js';
@@ -38,6 +39,27 @@ const DESCRIPTION = [
 ].join('\n');
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The core's routes an approval policy may hold (section 16): they may answer 202 with the approval. */
+const GATED_KINDS = new Set(['create', 'replace', 'patch', 'delete', 'revert', 'secret', 'issueToken', 'import']);
+
+/** The configuration's routes that take Change-Set: their writes are staged, their reads show a change set applied. */
+const CHANGE_SET_KINDS = new Set(['list', 'read', 'create', 'replace', 'patch', 'delete', 'revert']);
+
+/** A gated route's 202 and its headers: break glass, and Change-Set for the configuration's routes. */
+function gated(route: { kind: string; path: string }, operation: OperationObject): OperationObject {
+  const { kind } = route;
+  const parameters = [...(operation.parameters ?? [])];
+  if (CHANGE_SET_KINDS.has(kind) && route.path.startsWith('/fr/api/config/'))
+    parameters.push({ $ref: '#/components/parameters/ChangeSet' });
+  if (!GATED_KINDS.has(kind)) return { ...operation, parameters };
+  parameters.push({ $ref: '#/components/parameters/BreakGlassReason' });
+  return {
+    ...operation,
+    parameters,
+    responses: { 202: { $ref: '#/components/responses/Held' }, ...operation.responses },
+  };
+}
 
 /**
  * What a route's access adds to its operation: who may call it (a bearer token, or anonymous with a
@@ -115,11 +137,12 @@ export function buildOpenApi(version: string, modules: readonly RouteModule[] = 
     done.responses = { ...done.responses, ...problems('MisdirectedRequest') };
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: done };
   };
-  for (const route of ROUTES) add(route, configOperation(route));
-  for (const route of API_ROUTES) add(route, apiOperation(route));
+  for (const route of ROUTES) add(route, gated(route, configOperation(route)));
+  for (const route of API_ROUTES) add(route, gated(route, apiOperation(route)));
   for (const module of modules) for (const route of module.routes) add(route, module.operations[route.kind]());
   for (const route of SERVICE_ROUTES) add(route, apiOperation(route));
   builder.addSchema('Token', TOKEN_SCHEMA as SchemaObject);
+  builder.addSchema('Approval', APPROVAL_SCHEMA);
   for (const [path, operations] of Object.entries(paths)) builder.addPath(path, operations);
   for (const tag of [...TAGS, ...modules.flatMap((module) => module.tags), META_TAG]) builder.addTag(tag);
   return describeProperties(builder.getSpec());

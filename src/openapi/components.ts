@@ -1,6 +1,7 @@
 import type { ComponentsObject, SchemaObject } from 'openapi3-ts/oas31';
 import type { JsonSchema } from '../domain/shared/fields.js';
 import { MAX_ID } from '../domain/shared/types.js';
+import { HELD_RESPONSE } from './approval.js';
 import { PROBLEMS, problem, problemProperties, problemResponse, requestIdHeader } from './problems.js';
 
 const integer = (minimum: number): JsonSchema => ({ type: 'integer', minimum, maximum: MAX_ID });
@@ -70,6 +71,16 @@ const SCHEMAS: Record<string, SchemaObject> = {
         description:
           "what the event changed in this entry, field by field (also when another entry's event changed it)",
         items: { $ref: '#/components/schemas/DiffMember' },
+      },
+      approval: {
+        type: 'object',
+        description: 'the event was caused by executing an approved request: the approval, who asked, who approved',
+        properties: {
+          id: { ...integer(1), description: "the approval's id" },
+          requester: { type: 'string', description: 'who asked' },
+          approvers: { type: 'array', items: { type: 'string' }, description: 'who approved, in order' },
+        },
+        required: ['id', 'requester', 'approvers'],
       },
     },
     required: ['position', 'revision', 'type', 'at', 'actor', 'request_id', 'data', 'diff'],
@@ -156,6 +167,24 @@ const PARAMETERS: ComponentsObject['parameters'] = {
     description: `decimal integer from 1 to ${MAX_ID}, no sign or leading zero`,
     schema: integer(1),
   },
+  ChangeSet: {
+    name: 'Change-Set',
+    in: 'header',
+    required: false,
+    description:
+      'the id of an open change set: a write is staged in it (202), not applied; a read shows the configuration ' +
+      'as the change set would leave it',
+    schema: { type: 'string', pattern: '^[1-9][0-9]{0,15}$' },
+  },
+  BreakGlassReason: {
+    name: 'X-Break-Glass-Reason',
+    in: 'header',
+    required: false,
+    description:
+      'with a break-glass token (issued from the CLI only): why it passes the approval policies alone; the use ' +
+      'is recorded (BreakGlassUsed)',
+    schema: { type: 'string', minLength: 1, maxLength: 1000 },
+  },
   IfMatch: {
     name: 'If-Match',
     in: 'header',
@@ -197,7 +226,10 @@ const HEADERS: ComponentsObject['headers'] = {
 };
 
 export function sharedComponents(): ComponentsObject {
-  const responses = Object.fromEntries(Object.keys(PROBLEMS).map((name) => [name, problemResponse(name)]));
+  const responses = {
+    ...Object.fromEntries(Object.keys(PROBLEMS).map((name) => [name, problemResponse(name)])),
+    Held: HELD_RESPONSE,
+  };
   const securitySchemes: ComponentsObject['securitySchemes'] = {
     bearer: {
       type: 'http',

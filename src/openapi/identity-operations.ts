@@ -15,8 +15,13 @@ export const TOKEN_SCHEMA = {
     created_at: { type: 'string', format: 'date-time' },
     expires_at: { type: ['string', 'null'], format: 'date-time', description: 'null: never' },
     revoked_at: { type: ['string', 'null'], format: 'date-time', description: 'null: live' },
+    break_glass: {
+      type: 'boolean',
+      description:
+        'may pass an approval policy alone with X-Break-Glass-Reason, each use recorded (issued from the CLI only)',
+    },
   },
-  required: ['id', 'name', 'role', 'secrets', 'created_at', 'expires_at', 'revoked_at'],
+  required: ['id', 'name', 'role', 'secrets', 'break_glass', 'created_at', 'expires_at', 'revoked_at'],
   additionalProperties: false,
 };
 
@@ -25,6 +30,7 @@ const TOKEN_EXAMPLE = {
   name: 'ansible',
   role: 'writer',
   secrets: false,
+  break_glass: false,
   created_at: '2026-11-23T09:00:00.000Z',
   expires_at: null,
   revoked_at: null,

@@ -39,7 +39,7 @@ export const PROBLEMS: Record<
   Forbidden: {
     status: 403,
     code: 'forbidden',
-    description: "the caller's role is not enough",
+    description: "the caller's role is not enough; of an approval: self_approval, not_an_approver",
     detail: 'this needs the writer role; ci-reader has reader',
   },
   NotFound: {
@@ -52,7 +52,8 @@ export const PROBLEMS: Record<
     status: 409,
     code: 'conflict',
     description:
-      'conflict (uniqueness, taken id, or a request with the same Idempotency-Key still in flight), in_use (dependents listed) or delete_guarded',
+      'conflict (uniqueness, taken id, or a request with the same Idempotency-Key still in flight), in_use (dependents listed), ' +
+      'delete_guarded, or of an approval: already_voted, already_executed, not_open',
     detail: 'tag name "galera" is already used by id 3',
     schema: 'ConflictProblem',
     extra: { conflict: { resource: 'tags', id: 3, fields: ['name'] } },
@@ -60,8 +61,14 @@ export const PROBLEMS: Record<
   PreconditionFailed: {
     status: 412,
     code: 'precondition_failed',
-    description: 'If-Match does not match the current version',
+    description: 'If-Match does not match the current version; `stale`: an approval whose target changed since',
     detail: 'If-Match "2" does not match the current version "3"',
+  },
+  Gone: {
+    status: 410,
+    code: 'expired',
+    description: 'an approval past its expiry (recorded as expired): ask again',
+    detail: 'approval 12 expired at 2026-11-29T14:00:00.000Z',
   },
   PayloadTooLarge: {
     status: 413,

@@ -27,6 +27,9 @@ const { data, error } = await client.POST('/fr/api/config/servers', {
   },
 });
 if (error || !data) throw new Error('refused: ' + JSON.stringify(error));
+// 202: an approval policy held the creation, or it was staged in a change set (nothing applied yet).
+if ('approval' in data) throw new Error('held for approval ' + data.approval.id);
+if ('change_set' in data) throw new Error('staged in change set ' + data.change_set);
 const id: number = data.id;
 const name: string = data.item.name;
 const ssl: boolean = data.item.is_ssl;

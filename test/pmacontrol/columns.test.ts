@@ -8,6 +8,7 @@ import { freshDatabase, mariadbUrl, skipWithoutMariadb } from '../support/mariad
 import { writeCryptConfig } from '../support/php.js';
 import { projectionStatus, settled, tableRows, withSchema } from '../support/pmacontrol-tables.js';
 import { runCli, type ServiceProcess, spawnService, tempDir } from '../support/process.js';
+import { tokenKnown } from '../support/receiver.js';
 
 const url = await mariadbUrl();
 const it = suite("PmaControl's columns: what they cannot hold is refused at the API, listed by pmacontrol-check");
@@ -180,7 +181,8 @@ else {
       try {
         await settled(service, (s) => typeof s.blocked === 'string');
         const issued = await runCli(['token', 'create', '--name', 'admin', '--role', 'admin'], env);
-        const headers = { Authorization: `Bearer ${issued.stdout.trim().split('\n').pop()}` };
+        // Issued while the service runs: known once it has followed the log.
+        const headers = await tokenKnown([service.url], issued.stdout.trim().split('\n').pop()!);
         const head = (await projectionStatus(service)).log_position;
         const adopted = await send(service.url, 'POST', '/fr/api/pmacontrol/drift/adopt', {
           body: { all: true },

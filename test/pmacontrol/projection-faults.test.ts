@@ -12,6 +12,7 @@ import {
 import { writeCryptConfig } from '../support/php.js';
 import { equalWithin, withSchema } from '../support/pmacontrol-tables.js';
 import { runCli, type ServiceProcess, spawnService, tempDir } from '../support/process.js';
+import { tokenKnown } from '../support/receiver.js';
 
 const url = await mariadbUrl();
 const it = suite("PmaControl's tables under faults: kill -9, its database down, the instance that writes lost");
@@ -60,9 +61,10 @@ const until = async (check: () => Promise<boolean> | boolean, what: string, ms =
   }
 };
 
-async function platform(env: Record<string, string>): Promise<Record<string, string>> {
+/** The platform's token (reader, secrets), issued by the CLI; `urls`: services that must know it first. */
+async function platform(env: Record<string, string>, urls: string[] = []): Promise<Record<string, string>> {
   const issued = await runCli(['token', 'create', '--name', 'platform', '--role', 'reader', '--secrets'], env);
-  return { Authorization: `Bearer ${issued.stdout.trim().split('\n').pop()}` };
+  return tokenKnown(urls, issued.stdout.trim().split('\n').pop()!);
 }
 
 const status = async (service: ServiceProcess) => (await send(service.url, 'GET', '/fr/api/pmacontrol/status')).body;
@@ -89,7 +91,7 @@ else {
     await load.stop();
     const second = await spawnService(env);
     try {
-      const auth = await platform(env);
+      const auth = await platform(env, [second.url]);
       await equalWithin(15_000, db.url, second.url, cryptConfig, auth);
       const servers = (await send(second.url, 'GET', `${BASE}/servers`, { headers: auth })).body.items.length;
       assert.ok(servers >= 150);
@@ -124,7 +126,7 @@ else {
       await until(async () => (await status(other)).applying, 'the other takes over', 10_000);
       await until(() => load.acknowledged >= 80, 'writes after the takeover');
       await load.stop();
-      const auth = await platform(env);
+      const auth = await platform(env, [other.url]);
       await equalWithin(15_000, db.url, other.url, cryptConfig, auth);
     } finally {
       await a.stop();
@@ -143,7 +145,7 @@ else {
         const env = { DATA_DIR: tempDir(), PMACONTROL_DB_URL: pmacontrol.url, PMACONTROL_CRYPT_KEY_FILE: cryptConfig };
         const service = await spawnService(env);
         try {
-          const auth = await platform(env);
+          const auth = await platform(env, [service.url]);
           const load = burst(service, 2);
           await until(() => load.acknowledged >= 30, 'writes before the outage');
           await pmacontrol.stop('SIGKILL');

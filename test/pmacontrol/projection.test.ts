@@ -8,6 +8,7 @@ import { freshDatabase, mariadbUrl, skipWithoutMariadb } from '../support/mariad
 import { phpAvailable, pmacontrolDecrypt, writeCryptConfig } from '../support/php.js';
 import { differences, equalWithin, withSchema } from '../support/pmacontrol-tables.js';
 import { runCli, type ServiceProcess, spawnService, tempDir } from '../support/process.js';
+import { tokenKnown } from '../support/receiver.js';
 
 const url = await mariadbUrl();
 const php = phpAvailable();
@@ -23,15 +24,16 @@ async function projected() {
 }
 
 /** A token issued by the CLI, as the Authorization header. */
-async function token(env: Record<string, string>, name: string, role: string, secrets = false) {
+async function token(env: Record<string, string>, name: string, role: string, secrets = false, urls: string[] = []) {
   const args = ['token', 'create', '--name', name, '--role', role, ...(secrets ? ['--secrets'] : [])];
   const issued = await runCli(args, env);
   assert.is(issued.code, 0, issued.stderr);
-  return { Authorization: `Bearer ${issued.stdout.trim().split('\n').pop()}` };
+  // Issued while services run: known once they have followed the log.
+  return tokenKnown(urls, issued.stdout.trim().split('\n').pop()!);
 }
 
 /** A token that may read secrets, to compare the passwords in the rows with the service's. */
-const platform = (env: Record<string, string>) => token(env, 'platform', 'reader', true);
+const platform = (env: Record<string, string>, urls: string[] = []) => token(env, 'platform', 'reader', true, urls);
 
 const post = async (service: ServiceProcess, resource: string, body: Record<string, unknown>) => {
   const reply = await send(service.url, 'POST', `${BASE}/${resource}`, { body });
@@ -91,7 +93,7 @@ else {
   (php ? it : it.skip)('every kind of change shows in the rows within a second; PHP opens the passwords', async () => {
     const { db, cryptConfig, env } = await projected();
     const service = await spawnService(env);
-    const auth = await platform(env);
+    const auth = await platform(env, [service.url]);
     const check = () => equalWithin(1000, db.url, service.url, cryptConfig, auth);
     try {
       const { server, tag, key } = await everyKind(service, check);
@@ -139,7 +141,7 @@ else {
     // The same data directory, now with the database: everything is caught up.
     const back = await spawnService(env);
     try {
-      const auth = await platform(env);
+      const auth = await platform(env, [back.url]);
       await equalWithin(5000, db.url, back.url, cryptConfig, auth);
       // Comparing reads the passwords, which appends a secret-read event: the lag is 1 until the
       // instance passes it (a few milliseconds), though no row changes.
@@ -225,7 +227,7 @@ else {
     const { db, cryptConfig, env } = await projected();
     const service = await spawnService({ ...env, PMACONTROL_DRIFT_INTERVAL_MS: '200' });
     try {
-      const admin = await token(env, 'admin', 'admin', true);
+      const admin = await token(env, 'admin', 'admin', true, [service.url]);
       const server = await post(service, 'servers', {
         id_client: 99,
         id_environment: 1,

@@ -56,6 +56,8 @@ export function validBody(resource: ResourceName, n: number, refs: Prerequisites
         target_url: `https://hooks.example.net/${n}`,
         target_secret: `whsec_${Buffer.alloc(32, n).toString('base64')}`,
       };
+    case 'policies':
+      return { name: `p${n}`, operations: ['delete'], resources: ['tags'], approvers: { roles: ['admin'] } };
   }
 }
 

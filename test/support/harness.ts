@@ -5,6 +5,8 @@ import { Writable } from 'node:stream';
 import { type Logger, pino } from 'pino';
 import { assertMatches } from '../../src/application/secret-key.js';
 import { type Clock, ConfigService } from '../../src/application/service.js';
+import { approvals, approvalsRoutes } from '../../src/approvals/index.js';
+import { approvedMerge, changeSets, changeSetsRoutes } from '../../src/change-sets/index.js';
 import type { AccessSettings } from '../../src/config.js';
 import type { SignerKey } from '../../src/engine/signed-note.js';
 import { eventRulesRoutes } from '../../src/event-rules/index.js';
@@ -111,6 +113,8 @@ async function startService(store: EventStore, readModels: ReadModelStore, key: 
     onBackgroundError: (error) => logs.push(`background error: ${error.message}`),
   });
   await service.start();
+  changeSets(service);
+  approvals(service, { 'change-set-merge': approvedMerge(service) });
   return service;
 }
 
@@ -120,7 +124,13 @@ async function served(service: ConfigService, logger: Logger, options: HarnessOp
   const log = logKey ? await startLog(service, () => logKey) : undefined;
   const pmacontrol = options.pmacontrol?.(service, logger);
   pmacontrol?.start();
-  const modules = [logRoutes(log), pmacontrolRoutes(pmacontrol), eventRulesRoutes()];
+  const modules = [
+    logRoutes(log),
+    pmacontrolRoutes(pmacontrol),
+    eventRulesRoutes(),
+    approvalsRoutes(),
+    changeSetsRoutes(),
+  ];
   const handler = createHandler({
     modules,
     service,

@@ -91,6 +91,8 @@ export interface ResourceDeclaration<F extends Record<string, FieldSpec> = Recor
   refuse?: (entry: Record<string, unknown>) => FieldError | undefined;
   /** Event types of its own for some changes (tokens: `TokenIssued`); else `<title>Created` and so on. */
   eventNames?: Partial<Resource['events']>;
+  /** Event types of its own that fold as updates of one entry (an approval's votes, its execution). */
+  updateEvents?: readonly string[];
   /** Why an entry can never be deleted (409 `delete_guarded`), or undefined. */
   guardDelete?: (entry: Record<string, unknown>) => string | undefined;
   outputs?: Record<string, OutputField>;

@@ -25,6 +25,10 @@ export interface EventMetadata {
   entry?: string;
   /** The event schema version it was written with; absent before version 2. */
   schema?: number;
+  /** On every event an approved request caused when it was executed: the approval's id. */
+  approval?: number;
+  /** On every event a change set's staging or merge recorded: its id. */
+  change_set?: number;
   /** On the last event of a request sent with an Idempotency-Key: the key, and its sealed answer. */
   idempotency?: { key: string; fingerprint: string; response: string };
 }

@@ -32,6 +32,11 @@ export const tokens = defineResource({
     }),
     role: oneOf(ROLES, { required: true, description: 'reader, writer (+ writes) or admin (+ tokens, import)' }),
     secrets: boolean({ default: false, description: "may read the servers' passwords and the SSH private keys" }),
+    break_glass: boolean({
+      default: false,
+      description:
+        'may pass an approval policy alone, with a reason (X-Break-Glass-Reason), each use recorded; issued from the CLI only',
+    }),
     expires_at: nullableText(0, 40, { description: 'when it stops working (ISO 8601 UTC); null: never' }),
     digest: secret(64, 1024, { description: 'the sealed SHA-256 of the token' }),
     revoked_at: nullableText(0, 40, { description: 'when it was revoked; null: live', setOnce: true }),

@@ -54,6 +54,7 @@ function parseIdParam(raw: string): number {
 }
 
 const CHANGE_PARAMS = [
+  'change_set',
   'resource',
   'id',
   'actor',
@@ -97,6 +98,7 @@ function nextPage(params: Params, last: ChangeItem): string {
 export async function changes(ctx: Context, service: ConfigService): Promise<void> {
   const params = singleParameters(ctx, CHANGE_PARAMS);
   const { query, limit } = parseChangeQuery(ctx, params);
+  if (params.change_set !== undefined) query.request_id = mergeRequestOf(service, params);
   const items = service.changes.changes(query);
   const format = ctx.accepts('application/json', 'application/x-ndjson', 'text/csv');
   if (format === 'application/x-ndjson') {
@@ -244,4 +246,16 @@ export async function changeStream(ctx: Context, service: ConfigService, keepAli
   });
   stop = await service.feed.subscribe(filter, after, feedClient(res));
   if (res.destroyed) stop();
+}
+
+/**
+ * `change_set`: what a change set did — the events of its merge (their request's id); none while it is
+ * not merged.
+ */
+function mergeRequestOf(service: ConfigService, params: Params): string {
+  if (params.request_id !== undefined) throw invalidQuery('change_set and request_id cannot go together');
+  if (!/^[1-9][0-9]{0,15}$/.test(params.change_set!)) throw invalidQuery('change_set must be the id of a change set');
+  const entry = service.state.collections['change-sets'].get(Number(params.change_set));
+  // No request has this id: a change set not merged has done nothing.
+  return (entry?.merge_request_id as string | null) ?? '\u0000not merged';
 }

@@ -1,7 +1,9 @@
+import type { Context } from 'koa';
 import type { ConfigService } from '../../application/service.js';
 import { CONFIGURATION_NAMES, RESOURCE_NAMES, type ResourceName, resourceOf } from '../../domain/resources.js';
 import type { WriteValidator } from '../../schemas/validator.js';
 import type { Access } from '../identity.js';
+import type { ConfigView } from '../view.js';
 
 export const API_BASE = '/fr/api';
 export const CONFIG_BASE = `${API_BASE}/config`;
@@ -11,6 +13,8 @@ export const OPENAPI_PATH = `${API_BASE}/openApi`;
 export interface HandlerDeps {
   service: ConfigService;
   validator: WriteValidator;
+  /** The view a request asks for (a change set applied), from the route modules; undefined: the state now. */
+  viewOf?: (ctx: Context) => ConfigView | undefined;
 }
 
 export type RouteKind = 'list' | 'read' | 'create' | 'replace' | 'patch' | 'delete' | 'history' | 'revert';

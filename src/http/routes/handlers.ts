@@ -1,7 +1,10 @@
 import type { Context } from 'koa';
 import { selectEntries } from '../../application/queries.js';
+import { type ApprovedBy, executedApprovals } from '../../domain/approvals/decide.js';
 import { type ResourceName, resourceOf } from '../../domain/resources.js';
+import { NotFound } from '../../domain/shared/errors.js';
 import { entryBody, entryRead, etag } from '../entry-read.js';
+import { invalidQuery } from '../errors.js';
 import { listBody, plainList } from '../list-body.js';
 import { parseId, parseListQuery, parseReadQuery, refuseQuery } from '../request.js';
 import { change, create, remove, revert } from './config-writes.js';
@@ -11,9 +14,16 @@ type Handler = <R extends ResourceName>(ctx: Context, resource: R, deps: Handler
 
 /** Routes hold no business rule: parse, call the service, shape the answer. */
 export const HANDLERS: Record<RouteKind, Handler> = {
-  async list(ctx, resource, { service }) {
+  async list(ctx, resource, { service, viewOf }) {
     const { query, at } = parseListQuery(ctx, resourceOf(resource));
     ctx.type = 'application/json';
+    const view = viewOf?.(ctx);
+    if (view) {
+      if (at) throw invalidQuery('a change set is read as it would leave the configuration now: no at');
+      const { items, total } = selectEntries(view.entries(resource), query);
+      ctx.body = listBody(resource, items, total);
+      return;
+    }
     if (ctx.querystring === '') {
       const { body, length } = plainList(resource, service.state.collections[resource]);
       ctx.body = body;
@@ -26,9 +36,19 @@ export const HANDLERS: Record<RouteKind, Handler> = {
     ctx.body = listBody(resource, items, total, then ? { as_of: then.asOf } : {});
   },
 
-  async read(ctx, resource, { service }) {
+  async read(ctx, resource, { service, viewOf }) {
     const at = parseReadQuery(ctx);
     const id = parseId(ctx.params.id);
+    const view = viewOf?.(ctx);
+    if (view) {
+      if (at) throw invalidQuery('a change set is read as it would leave the configuration now: no at');
+      const entry = view.get(resource, id);
+      if (!entry) throw new NotFound(resource, id);
+      ctx.set('ETag', etag(entry));
+      ctx.type = 'application/json';
+      ctx.body = entryBody(resource, {}, entry);
+      return;
+    }
     if (at) {
       const then = await service.readFresh(() => service.changes.entryAt(resource, id, at));
       ctx.set('ETag', etag(then.entry));
@@ -60,6 +80,15 @@ export const HANDLERS: Record<RouteKind, Handler> = {
   async history(ctx, resource, { service }) {
     refuseQuery(ctx);
     const id = parseId(ctx.params.id);
-    ctx.body = { items: await service.readFresh(() => service.history(resource, id)) };
+    const items = await service.readFresh(() => service.history(resource, id));
+    // An event an approved request caused: who asked for it and who approved it (section 16).
+    const approved = executedApprovals(service.state);
+    ctx.body = {
+      items: approved.size === 0 ? items : items.map((item) => withApproval(item, approved.get(item.request_id))),
+    };
   },
 };
+
+function withApproval<T extends object>(item: T, approval: ApprovedBy | undefined): T | (T & { approval: ApprovedBy }) {
+  return approval ? { ...item, approval } : item;
+}

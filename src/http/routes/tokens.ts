@@ -17,6 +17,7 @@ export const presentToken = (token: EntryRecord) => ({
   name: token.name,
   role: token.role,
   secrets: token.secrets,
+  break_glass: token.break_glass === true,
   created_at: token.created_at,
   expires_at: token.expires_at,
   revoked_at: token.revoked_at,

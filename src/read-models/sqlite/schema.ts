@@ -2,7 +2,7 @@ import { CHANGES_WITHOUT_VERSION, type DiffMember } from '../../../projections/c
 import { GROUP_LEVEL } from '../../engine/merkle.js';
 
 /** Raised when the layout of the tables changes: older read models are dropped and rebuilt from the log. */
-export const LAYOUT = 11;
+export const LAYOUT = 12;
 
 export const TABLES = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
