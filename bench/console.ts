@@ -2,6 +2,11 @@
 // same run:
 //   the first rows of the changes view, from navigation   vs  the same first page fetched alone (goal: < 1 s)
 //   each older page ("Older changes", 20 in a row)         vs  such a page fetched alone, and one at the log's start
+//   Find: GET /fr/api/search (a name, an ip, a past hostname, a tag) vs  GET /fr/api/whoami (goal p99 ≤ 50 ms)
+//   Find: from typing in the box to the results drawn     (goal ≤ 300 ms; 120 ms of it the pause after a keystroke)
+//   the past names indexed after the start (in the background; the service serves meanwhile)
+//   the audit report of 30,000 changes, from navigation to drawn for print  vs  those changes fetched alone
+//   as NDJSON (goal ≤ 5 s)
 // Usage: npm run bench:console   (BENCH_EVENTS, default 1,000,000; BENCH_SERVERS, default 10,000;
 // CHROMIUM_PATH, default /usr/bin/chromium)
 import { chromium, type Page } from 'playwright-core';
@@ -49,6 +54,74 @@ async function olderPage(): Promise<number> {
   return performance.now() - started;
 }
 
+/** Searches as people type them: a server's name, an ip, a hostname servers held before, a tag. */
+const QUERIES = (i: number) =>
+  [`db-${1 + ((i * 7919) % SERVERS)}`, `10.0.${i % 39}.`, `host-${i % 97}`, `tag-${1 + (i % 20)}`][i % 4]!;
+
+async function pastRead(url: string): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const found = (await (await fetch(`${url}/fr/api/search?q=x`)).json()) as { past_read: boolean };
+    if (found.past_read) return performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The search rows: the API alone, then typed in the console's box. */
+async function searchRows(url: string, browser: import('playwright-core').Browser) {
+  const waited = await pastRead(url);
+  console.log(`past names indexed ${(waited / 1000).toFixed(1)} s after the first request (the start excluded)`);
+  const api: number[] = [];
+  const anchor: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    api.push(await fetched(`${url}/fr/api/search?q=${encodeURIComponent(QUERIES(i))}`));
+    anchor.push(await fetched(`${url}/fr/api/whoami`));
+  }
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(`${url}/fr/console/changes`);
+  const box = page.getByRole('searchbox', { name: 'Find' });
+  const typed: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    await box.fill('');
+    const started = performance.now();
+    await box.fill(QUERIES(i));
+    await page.getByRole('list', { name: 'Entries found' }).getByRole('link').first().waitFor();
+    typed.push(performance.now() - started);
+  }
+  await page.close();
+  return [
+    { name: 'Find: GET /fr/api/search', ...percentiles(api), target: 'goal p99 ≤ 50 ms' },
+    { name: '  anchor: GET /fr/api/whoami', ...percentiles(anchor) },
+    { name: 'Find: typed, to the results drawn', ...percentiles(typed), target: 'goal ≤ 300 ms' },
+  ];
+}
+
+/** The report of 30,000 changes (positions), from navigation to drawn in print; and those changes fetched alone. */
+async function reportRows(url: string, browser: import('playwright-core').Browser) {
+  const drawn: number[] = [];
+  const alone: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    const after = 100_000 + round * 200_000;
+    const period = `after=${after}&before=${after + 30_001}`;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const started = performance.now();
+    await page.goto(`${url}/fr/console/report?${period}`);
+    await page.getByText('30000 changes,').waitFor({ timeout: 120_000 });
+    await page.emulateMedia({ media: 'print' });
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+    drawn.push(performance.now() - started);
+    await page.close();
+    const fetchStarted = performance.now();
+    const reply = await fetch(`${url}/fr/api/changes?${period}`, { headers: { Accept: 'application/x-ndjson' } });
+    await reply.arrayBuffer();
+    alone.push(performance.now() - fetchStarted);
+  }
+  return [
+    { name: 'report: 30,000 changes drawn for print', ...percentiles(drawn), target: 'goal ≤ 5000 ms' },
+    { name: '  anchor: those changes fetched alone', ...percentiles(alone) },
+  ];
+}
+
 async function main() {
   console.log(`a log of ${EVENTS} events over ${SERVERS} servers`);
   const made = await generate();
@@ -76,7 +149,11 @@ async function main() {
       deepAlone.push(await fetched(`${service.url}/fr/api/changes?order=desc&limit=50&before=${1000 + round * 97}`));
       await page.close();
     }
+    const searched = await searchRows(service.url, browser);
+    const reported = await reportRows(service.url, browser);
     table([
+      ...searched,
+      ...reported,
       { name: 'console: first rows of the changes', ...percentiles(first), target: 'goal < 1000 ms' },
       { name: '  anchor: that page fetched alone', ...percentiles(firstAlone) },
       { name: `console: each older page (${CLICKS} in a row)`, ...percentiles(older) },

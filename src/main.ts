@@ -31,6 +31,7 @@ import {
   pmacontrolUrl,
 } from './pmacontrol/index.js';
 import { WriteValidator } from './schemas/validator.js';
+import { type Finder, finder, searchRoutes } from './search/index.js';
 import { openStores, progressLog, repairLog, type Stores } from './stores.js';
 
 export {
@@ -109,10 +110,11 @@ export async function openService(
   return { service, close: () => stopService(service, stores) };
 }
 
+/** The wings' live parts on a running instance. */
+type Live = { log: VerifiableLog; projection?: PmaControlProjection; rules: EventRules; finder: Finder };
+
 /** The wings' routes, in the order the OpenAPI document lists them; their live parts where the instance has them. */
-function routeModules(
-  live: { log?: VerifiableLog; projection?: PmaControlProjection; rules?: EventRules } = {},
-): RouteModule[] {
+function routeModules(live: Partial<Live> = {}): RouteModule[] {
   const rules = live.rules ? { ledger: live.rules.ledger, holder: live.rules.holder } : {};
   return [
     logRoutes(live.log),
@@ -120,6 +122,7 @@ function routeModules(
     eventRulesRoutes(rules),
     approvalsRoutes(),
     changeSetsRoutes(),
+    searchRoutes(live.finder),
   ];
 }
 
@@ -132,7 +135,7 @@ function serveHttp(
   logger: Logger,
   service: ConfigService,
   metrics: Metrics,
-  live: { log: VerifiableLog; projection?: PmaControlProjection; rules: EventRules; validator: WriteValidator },
+  live: Live & { validator: WriteValidator },
 ) {
   const readiness = new Readiness(config.readyMaxLagMs);
   const { validator } = live;
@@ -225,6 +228,23 @@ async function eventRulesPart(
   });
 }
 
+const keySourceOf = (config: Config) => ({ fromEnv: config.logSigningKey, dataDir: config.dataDir });
+
+/** The line a start ends with (tests and benches wait for it). */
+function logListening(
+  logger: Logger,
+  config: Config,
+  at: { port: number; service: ConfigService; stores: Stores; started: number },
+) {
+  const { port, service, stores, started } = at;
+  const reached = { revision: service.revision, position: service.revision + 1 };
+  const took = { started_in_ms: Math.round(performance.now() - started) };
+  logger.info(
+    { host: config.host, port, ...stores.store.describe(), data_dir: config.dataDir, ...reached, ...took },
+    'listening',
+  );
+}
+
 /**
  * Starts the service. `close` stops taking connections, lets in-flight requests finish, then closes
  * the stores; `shutdown` (SIGTERM) first answers /readyz 503 and goes on serving for `drainMs`, every
@@ -239,14 +259,14 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   const metrics = new Metrics(packageVersion());
   const stores = { ...opened, store: metrics.measured(opened.store) };
   const service = await startService(config, logger, stores);
-  const keySource = { fromEnv: config.logSigningKey, dataDir: config.dataDir };
-  const log = await startLog(service, (recorded) => openLogKey(keySource, recorded));
+  const log = await startLog(service, (recorded) => openLogKey(keySourceOf(config), recorded));
   recordStore(config);
   metrics.watch(service);
   const projection = await pmacontrolPart(config, pmacontrolDb, { service, logger, validator, metrics });
   let port: number | undefined;
   const rules = await eventRulesPart(config, { service, logger, metrics, ownPort: () => port });
-  const { readiness, handler } = serveHttp(config, logger, service, metrics, { log, projection, rules, validator });
+  const live = { log, projection, rules, validator, finder: finder(service, logger) };
+  const { readiness, handler } = serveHttp(config, logger, service, metrics, live);
   if (projection) readiness.add(() => projection.notReady());
   let listening: Listening;
   try {
@@ -263,12 +283,7 @@ export async function start(config: Config, logger: Logger): Promise<Running> {
   projection?.start();
   port = (server.address() as AddressInfo).port;
   rules.start();
-  const reached = { revision: service.revision, position: service.revision + 1 };
-  const took = { started_in_ms: Math.round(performance.now() - started) };
-  logger.info(
-    { host: config.host, port, ...stores.store.describe(), data_dir: config.dataDir, ...reached, ...took },
-    'listening',
-  );
+  logListening(logger, config, { port, service, stores, started });
   const close = closer(logger, { readiness, warming, listening, projection, rules, service, stores });
   const shutdown = async (drainMs = config.shutdownDrainMs) => {
     readiness.stopping = true;

@@ -11,14 +11,14 @@ import { navigate, params } from './router.js';
  */
 
 /** The latest checkpoint, and the log's public key that signs it. */
-async function latest(): Promise<{ point: Checkpoint; key: string }> {
+export async function latest(): Promise<{ point: Checkpoint; key: string }> {
   const note = await (await request('/fr/api/log/checkpoint')).text();
   const key = (await (await request('/fr/api/log/public-key')).text()).trim();
   return { point: await readCheckpoint(note, key), key };
 }
 
 /** Whether the change at `position` is in the log the checkpoint commits to. */
-async function included(position: number, point: Checkpoint): Promise<{ ok: boolean; leaf: string }> {
+export async function included(position: number, point: Checkpoint): Promise<{ ok: boolean; leaf: string }> {
   const leaf = new Uint8Array(await (await request(`/fr/api/log/leaves/${position}`)).arrayBuffer());
   const proof = await getJson<{ hashes: string[] }>(
     `/fr/api/log/proof/inclusion${query({ position, size: point.size })}`,

@@ -5,9 +5,11 @@ import { ApprovalsView } from './approvals.js';
 import { ChangeSetsView } from './change-sets.js';
 import { ChangesView } from './changes.js';
 import { EntryView } from './entry.js';
+import { Find } from './find.js';
 import { LogView } from './log.js';
 import { MomentView } from './moment.js';
 import { Link, Notice } from './parts.js';
+import { ReportView } from './report.js';
 import { onNavigate, routeOf } from './router.js';
 import { EventRulesView } from './rules.js';
 
@@ -62,10 +64,12 @@ function Header(props: { who: Whoami | null; signIn?: () => void; signOut: () =>
         <Link href="/fr/console/changes">Changes</Link>
         <Link href="/fr/console/at">At a moment</Link>
         <Link href="/fr/console/log">Log integrity</Link>
+        <Link href="/fr/console/report">Report</Link>
         {who && who.role !== 'none' && <Link href="/fr/console/approvals">Approvals</Link>}
         {who && who.role !== 'none' && <Link href="/fr/console/change-sets">Change sets</Link>}
         {who?.role === 'admin' && <Link href="/fr/console/event-rules">Event rules</Link>}
       </nav>
+      {who && who.role !== 'none' && <Find />}
       <p class="who" aria-live="polite">
         {who ? `${who.actor} (${who.role}${who.secrets ? ', reads secrets' : ''})` : 'not signed in'}
         {token.get() ? (
@@ -99,6 +103,8 @@ function View({ who }: { who: Whoami | null }) {
       return <ApprovalsView who={who} />;
     case 'change-sets':
       return <ChangeSetsView who={who} />;
+    case 'report':
+      return <ReportView />;
     case 'entry':
       return <EntryView resource={route.resource} id={route.id} who={who} />;
     default:

@@ -9,6 +9,7 @@ export type Route =
   | { view: 'event-rules' }
   | { view: 'approvals' }
   | { view: 'change-sets' }
+  | { view: 'report' }
   | { view: 'entry'; resource: string; id: number }
   | { view: 'unknown' };
 
@@ -20,6 +21,7 @@ export function routeOf(pathname: string): Route {
   if (rest === 'event-rules') return { view: 'event-rules' };
   if (rest === 'approvals') return { view: 'approvals' };
   if (rest === 'change-sets') return { view: 'change-sets' };
+  if (rest === 'report') return { view: 'report' };
   const entry = /^([a-z-]+)\/(\d+)$/.exec(rest);
   if (entry) return { view: 'entry', resource: entry[1]!, id: Number(entry[2]) };
   return { view: 'unknown' };

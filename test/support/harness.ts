@@ -19,6 +19,7 @@ import { buildOpenApi } from '../../src/openapi/build.js';
 import { type PmaControlProjection, pmacontrolRoutes } from '../../src/pmacontrol/index.js';
 import type { ReadModelStore } from '../../src/read-models/port.js';
 import { SqliteReadModelStore } from '../../src/read-models/sqlite/store.js';
+import { finder, searchRoutes } from '../../src/search/index.js';
 import { Conformance } from './conformance.js';
 
 export const BASE = '/fr/api/config';
@@ -130,6 +131,8 @@ async function served(service: ConfigService, logger: Logger, options: HarnessOp
     eventRulesRoutes(),
     approvalsRoutes(),
     changeSetsRoutes(),
+    // Made at the first search: its reading of the past would race the tests of a damaged change log.
+    searchRoutes(() => finder(service)),
   ];
   const handler = createHandler({
     modules,

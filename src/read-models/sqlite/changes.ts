@@ -217,7 +217,7 @@ export class SqliteChanges {
   /**
    * With a resource (and an id): the changes whose entry, or one of the entries they changed in
    * passing, is that one. The next PAGE candidate positions come from the entry's version rows and
-   * from the few change rows whose entry has none (`changes_entry`, a partial index); the other
+   * from the few change rows whose entry has none (`changes_named`, a partial index); the other
    * filters then keep some of them, and the next page starts after the last candidate.
    */
   private entryPage(query: ChangeQuery, cursor: number | undefined): { rows: ChangeRecord[]; last?: number } {
@@ -229,7 +229,7 @@ export class SqliteChanges {
     // One entry's versions come in revision order, which is the log's order.
     const versionOrder = one ? `ORDER BY revision ${desc ? 'DESC' : ''} LIMIT ${PAGE}` : order;
     const versions = `versions ${one ? 'INDEXED BY versions_entry' : ''}`;
-    const changes = 'changes INDEXED BY changes_entry';
+    const changes = 'changes INDEXED BY changes_named';
     const side = (table: string, sideOrder: string, only = '') =>
       `SELECT position FROM ${table} WHERE resource = ? ${entry} ${bound} ${only} ${sideOrder}`;
     const sideParams = [

@@ -2,7 +2,7 @@ import { CHANGES_WITHOUT_VERSION, type DiffMember } from '../../../projections/c
 import { GROUP_LEVEL } from '../../engine/merkle.js';
 
 /** Raised when the layout of the tables changes: older read models are dropped and rebuilt from the log. */
-export const LAYOUT = 12;
+export const LAYOUT = 11;
 
 export const TABLES = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -46,7 +46,7 @@ export const decodeDiff = (text: string): DiffMember[] =>
 export const storedLevel = (level: number): boolean => level >= GROUP_LEVEL;
 
 /**
- * The change rows found by resource and entry through `changes_entry`: those whose entry has no
+ * The change rows found by resource and entry through `changes_named`: those whose entry has no
  * version row at their position (a secret read, a re-seal). Every other change row is found through
  * its entry's version rows (`versions_entry`, or the versions' primary key for a whole resource), so
  * an ordinary change adds no page of an index by entry of its own. The queries repeat this condition
@@ -65,9 +65,14 @@ export const INDEXES_IN_LOG_ORDER = `
 CREATE INDEX IF NOT EXISTS changes_actor ON changes (actor, position);
 CREATE INDEX IF NOT EXISTS changes_type ON changes (type, position);`;
 
-/** Indexes of earlier layouts no query uses any more, dropped when a file is opened (nothing to rebuild). */
+/**
+ * Indexes of earlier layouts no query uses any more, dropped when a file is opened (nothing to rebuild);
+ * `changes_entry` became `changes_named` when BreakGlassUsed joined the events that name an entry
+ * without a version row (made again from the rows when a file is opened).
+ */
 export const RETIRED_INDEXES = `
 DROP INDEX IF EXISTS changes_time;
+DROP INDEX IF EXISTS changes_entry;
 DROP INDEX IF EXISTS versions_position;`;
 
 /**
@@ -77,7 +82,7 @@ DROP INDEX IF EXISTS versions_position;`;
 const INDEXES_BY_KEY = `
 CREATE UNIQUE INDEX IF NOT EXISTS versions_entry ON versions (resource, entry_id, revision);
 CREATE INDEX IF NOT EXISTS changes_request ON changes (request_id, position);
-CREATE INDEX IF NOT EXISTS changes_entry ON changes (resource, entry_id, position) WHERE ${WITHOUT_VERSION};
+CREATE INDEX IF NOT EXISTS changes_named ON changes (resource, entry_id, position) WHERE ${WITHOUT_VERSION};
 CREATE INDEX IF NOT EXISTS requests_time ON requests (at);`;
 
 /**

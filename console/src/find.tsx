@@ -1,0 +1,71 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { getJson, query } from './api.js';
+import { entryPath, Link } from './parts.js';
+
+/**
+ * Find: one box that finds entries by any name they hold or held (name, display name, ip, hostname,
+ * dns, libelle, tag name), best first, each leading to the entry's page.
+ */
+
+interface Hit {
+  resource: string;
+  id: number;
+  label: string;
+  deleted: boolean;
+  matched: { field: string; value: string; current: boolean };
+}
+
+/** Waits this long after the last keystroke before asking. */
+const PAUSE_MS = 120;
+
+export function Find() {
+  const [q, setQ] = useState('');
+  const [hits, setHits] = useState<Hit[] | undefined>();
+  const asked = useRef(0);
+  useEffect(() => {
+    if (q.trim() === '') {
+      setHits(undefined);
+      return;
+    }
+    const turn = ++asked.current;
+    const timer = setTimeout(() => {
+      getJson<{ items: Hit[] }>(`/fr/api/search${query({ q, limit: 10 })}`).then(
+        (found) => turn === asked.current && setHits(found.items),
+        () => turn === asked.current && setHits([]),
+      );
+    }, PAUSE_MS);
+    return () => clearTimeout(timer);
+  }, [q]);
+  return (
+    <div class="find">
+      <search aria-label="Find an entry">
+        <form onSubmit={(e) => e.preventDefault()}>
+          <label>
+            <span class="sr-only">Find</span>
+            <input
+              type="search"
+              name="q"
+              placeholder="Find: a name, an ip, a tag…"
+              value={q}
+              onInput={(e) => setQ(e.currentTarget.value)}
+            />
+          </label>
+        </form>
+      </search>
+      {hits && (
+        <ul class="found" aria-live="polite" aria-label="Entries found">
+          {hits.length === 0 && <li class="muted">Nothing holds or held that name.</li>}
+          {hits.map((hit) => (
+            <li key={`${hit.resource}/${hit.id}`}>
+              <Link href={entryPath(hit.resource, hit.id)}>{`${hit.resource}/${hit.id} ${hit.label}`}</Link>
+              {hit.deleted && <span class="muted"> (deleted)</span>}
+              {(!hit.matched.current || hit.matched.value !== hit.label) && (
+                <span class="muted">{` — ${hit.matched.field} ${hit.matched.current ? '' : 'was '}"${hit.matched.value}"`}</span>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,246 @@
+import { useEffect, useState } from 'preact/hooks';
+import { type Change, getJson, query, request } from './api.js';
+import { included, latest } from './log.js';
+import { isoOf, localOf, Notice } from './parts.js';
+import { navigate, params } from './router.js';
+
+/**
+ * The audit report of a period, made to be printed and filed (or saved as PDF): what changed, by whom,
+ * entry by entry; who read which secret; the approvals executed; the signed checkpoint and the proof,
+ * checked here, that the period's last change is in the log it signs. Its print stylesheet leaves out
+ * every control, keeps each entry on one page where it can, and heads it with the period and the origin.
+ */
+
+interface Period {
+  since?: string;
+  until?: string;
+  after?: string;
+  before?: string;
+  resource?: string;
+}
+
+interface Report {
+  changes: Change[];
+  approvals: { id: number; operation: string; requester: string; approvers: string[] }[];
+  check: { size: number; position: number; ok: boolean } | { error: string } | undefined;
+}
+
+const periodOf = (): Period => {
+  const p = params();
+  const pick = (name: string) => p.get(name) || undefined;
+  return {
+    since: pick('since'),
+    until: pick('until'),
+    after: pick('after'),
+    before: pick('before'),
+    resource: pick('resource'),
+  };
+};
+
+/** Every change of the period, read as one NDJSON stream. */
+async function changesOf(period: Period): Promise<Change[]> {
+  const reply = await request(`/fr/api/changes${query({ ...period })}`, {
+    headers: { Accept: 'application/x-ndjson' },
+  });
+  const text = await reply.text();
+  return text.split('\n').flatMap((line) => (line ? [JSON.parse(line) as Change] : []));
+}
+
+async function reportOf(period: Period): Promise<Report> {
+  const changes = await changesOf(period);
+  const executed = changes.filter((change) => change.type === 'ApprovalExecuted' && change.id !== null);
+  const approvals = await Promise.all(
+    executed.map(async (change) => {
+      const { approval } = await getJson<{
+        approval: { id: number; operation: string; requester: string; votes: { actor: string; vote: string }[] };
+      }>(`/fr/api/approvals/${change.id}`);
+      const approvers = approval.votes.filter((vote) => vote.vote === 'approve').map((vote) => vote.actor);
+      return { id: approval.id, operation: approval.operation, requester: approval.requester, approvers };
+    }),
+  );
+  const last = changes.at(-1)?.position;
+  let check: Report['check'];
+  if (last !== undefined) {
+    try {
+      const { point } = await latest();
+      check = { size: point.size, position: last, ok: (await included(last, point)).ok };
+    } catch (error) {
+      check = { error: (error as Error).message };
+    }
+  }
+  return { changes, approvals, check };
+}
+
+/** An entry's name as its changes show it (its name, display name, libelle or dns), else none. */
+function nameOf(changes: Change[]): string {
+  for (const change of [...changes].reverse()) {
+    for (const field of ['display_name', 'name', 'libelle', 'dns']) {
+      const member = change.diff.find((m) => m.field === field);
+      if (typeof member?.after === 'string' && member.after) return member.after;
+      if (typeof member?.before === 'string' && member.before) return member.before;
+    }
+  }
+  return '';
+}
+
+const shown = (value: unknown) => (value === null || value === undefined ? '—' : JSON.stringify(value));
+
+function EntrySection({ entry, changes }: { entry: string; changes: Change[] }) {
+  const name = nameOf(changes);
+  return (
+    <section class="report-entry">
+      <h3>{name ? `${entry} ${name}` : entry}</h3>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">When (UTC)</th>
+            <th scope="col">Who</th>
+            <th scope="col">What</th>
+          </tr>
+        </thead>
+        <tbody>
+          {changes.map((change) => (
+            <tr key={change.position}>
+              <td>{change.position}</td>
+              <td>{change.at.replace('T', ' ').replace('Z', '')}</td>
+              <td>{change.actor}</td>
+              <td>
+                {change.type}
+                {change.diff.length > 0 && ': '}
+                {change.diff.map((m) => `${m.field} ${shown(m.before)} → ${shown(m.after)}`).join('; ')}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function PeriodForm({ period }: { period: Period }) {
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const value = (name: string) => String(form.get(name) ?? '');
+    const next = { since: isoOf(value('since')), until: isoOf(value('until')), resource: value('resource') };
+    navigate(`/fr/console/report${query(next)}`, true);
+  };
+  return (
+    <form class="filters no-print" onSubmit={submit}>
+      <label>
+        From
+        <input name="since" type="datetime-local" value={period.since ? localOf(period.since) : ''} />
+      </label>
+      <label>
+        Until
+        <input name="until" type="datetime-local" value={period.until ? localOf(period.until) : ''} />
+      </label>
+      <label>
+        Resource
+        <input name="resource" value={period.resource ?? ''} placeholder="any" />
+      </label>
+      <button type="submit">Make the report</button>
+      <button type="button" class="secondary" onClick={() => window.print()}>
+        Print or save as PDF
+      </button>
+    </form>
+  );
+}
+
+const periodText = (period: Period) =>
+  `${period.since ?? (period.after ? `after change ${period.after}` : 'the log’s start')} to ${period.until ?? (period.before ? `before change ${period.before}` : 'now')}`;
+
+export function ReportView() {
+  const period = periodOf();
+  const [report, setReport] = useState<Report | { error: string }>();
+  const key = JSON.stringify(period);
+  useEffect(() => {
+    setReport(undefined);
+    reportOf(period).then(setReport, (e: Error) => setReport({ error: e.message }));
+  }, [key]);
+  const entries = new Map<string, Change[]>();
+  const secrets: Change[] = [];
+  if (report && !('error' in report)) {
+    for (const change of report.changes) {
+      if (change.type === 'SecretRevealed') secrets.push(change);
+      const entry = change.resource === null ? 'the log itself' : `${change.resource}/${change.id}`;
+      entries.set(entry, [...(entries.get(entry) ?? []), change]);
+    }
+  }
+  return (
+    <article class="report">
+      <header class="report-head">
+        <h1>Audit report</h1>
+        <p>{`${location.origin} · ${periodText(period)}${period.resource ? ` · ${period.resource}` : ''} · made ${new Date().toISOString()}`}</p>
+      </header>
+      <PeriodForm period={period} />
+      {!report && <p aria-live="polite">Reading the period’s changes…</p>}
+      {report && 'error' in report && <Notice kind="error">{report.error}</Notice>}
+      {report && !('error' in report) && <ReportBody report={report} entries={entries} secrets={secrets} />}
+    </article>
+  );
+}
+
+function ReportBody({
+  report,
+  entries,
+  secrets,
+}: {
+  report: Report;
+  entries: Map<string, Change[]>;
+  secrets: Change[];
+}) {
+  const { check } = report;
+  return (
+    <>
+      <section class="report-part">
+        <h2>The log</h2>
+        {!check && <p>No change in this period.</p>}
+        {check && 'error' in check && <Notice kind="error">{`Not verified: ${check.error}`}</Notice>}
+        {check && 'ok' in check && (
+          <p class={check.ok ? 'verified' : 'failed'}>
+            {check.ok
+              ? `Verified in this browser: the period’s last change (${check.position}) is in the log of ${check.size} events its signed checkpoint commits to.`
+              : `NOT verified: the inclusion proof of change ${check.position} does not lead to the signed root.`}
+          </p>
+        )}
+        <p>{`${report.changes.length} changes, ${entries.size} entries, ${secrets.length} secret reads, ${report.approvals.length} approvals executed.`}</p>
+      </section>
+      <section class="report-part">
+        <h2>Secrets read</h2>
+        {secrets.length === 0 ? (
+          <p>None.</p>
+        ) : (
+          <ul>
+            {secrets.map((c) => (
+              <li
+                key={c.position}
+              >{`${c.at} ${c.actor} read ${String(c.data.field)} of ${c.resource}/${c.id} (change ${c.position})`}</li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section class="report-part">
+        <h2>Approvals executed</h2>
+        {report.approvals.length === 0 ? (
+          <p>None.</p>
+        ) : (
+          <ul>
+            {report.approvals.map((a) => (
+              <li
+                key={a.id}
+              >{`approval ${a.id}: ${a.operation} asked by ${a.requester}, approved by ${a.approvers.join(', ') || 'nobody (break glass)'}`}</li>
+            ))}
+          </ul>
+        )}
+      </section>
+      <section class="report-part">
+        <h2>Changes, entry by entry</h2>
+        {[...entries].map(([entry, changes]) => (
+          <EntrySection key={entry} entry={entry} changes={changes} />
+        ))}
+      </section>
+    </>
+  );
+}
