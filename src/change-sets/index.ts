@@ -1,5 +1,6 @@
 import type { Caller, ConfigService } from '../application/service.js';
 import type { Resolve } from './merge.js';
+import { folded } from './overlay.js';
 import { merge } from './run.js';
 import { stagingGate } from './staging.js';
 
@@ -13,8 +14,11 @@ import { stagingGate } from './staging.js';
  */
 export { changeSetsRoutes } from './routes.js';
 
-/** Plugs change sets into a started service: the staging gate on every gated write. */
+/** Plugs change sets into a started service: the staging gate on every gated write, the overlays told of each fold. */
 export function changeSets(service: ConfigService): void {
+  service.projector.listen((batch) => {
+    for (const { effects } of batch) folded(service.state, effects);
+  });
   service.write.addGate(
     stagingGate(
       {

@@ -4,7 +4,7 @@ import { DomainError } from '../domain/shared/errors.js';
 import type { EntryRecord } from '../engine/table.js';
 import { basesOf, mergedEntries } from './lookups.js';
 import { fieldsOf, type Resolve } from './merge.js';
-import { overlayOf } from './overlay.js';
+import { freshOverlay, overlayOf } from './overlay.js';
 import { changeSetOf, type Decide, stagedWrites } from './staged.js';
 import { stage } from './staging.js';
 import { closed, expectState, merged, opened, reverted } from './steps.js';
@@ -78,9 +78,10 @@ export async function stageAll(service: ConfigService, id: number, writes: Write
 export async function diff(service: ConfigService, id: number) {
   const entry = changeSetOf(service.state, id);
   const deps = { ...depsOf(service), at: at(service) };
-  const first = overlayOf(service.state, id, deps);
+  const first = freshOverlay(service.state, id, deps);
   const bases = await basesOf(service, entry.base as number, first.touched);
-  const overlay = overlayOf(service.state, id, deps);
+  // Decided again now, every staged write: what changed meanwhile shows (a write refused since).
+  const overlay = freshOverlay(service.state, id, deps);
   const requests = stagedWrites(service.state, deps.open, id);
   return {
     change_set: presentChangeSet(service, changeSetOf(service.state, id)),
