@@ -70,6 +70,8 @@ export interface Served {
   startMs: number;
   /** Sends SIGTERM and resolves once the process has ended. */
   stop: () => Promise<void>;
+  /** Its log lines so far (stdout, JSON). */
+  lines: () => string[];
 }
 
 /** Starts `serve` with `env` (`args`: how the CLI is run) on a free port, and waits until it listens. */
@@ -91,6 +93,7 @@ export async function serveProcess(env: Record<string, string>, args: string[]):
     url: `http://127.0.0.1:${port}`,
     pid: child.pid!,
     startMs: performance.now() - started,
+    lines: () => output.split('\n').filter(Boolean),
     stop: () => {
       const ended = new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) resolve();

@@ -48,7 +48,7 @@ it('a report of the period, its proof checked, printed and saved as PDF; an alte
     page.on('pageerror', (error) => assert.unreachable(`the page threw: ${error.message}`));
     await page.goto(`${service.url}/fr/console/report?resource=servers`);
     await page.getByText(/Verified in this browser: the period’s last change \(\d+\) is in the log/).waitFor();
-    await page.getByRole('heading', { name: 'servers/1 db-report-0' }).waitFor();
+    await page.getByText('servers/1 db-report-0', { exact: true }).waitFor();
     assert.ok((await page.locator('.report-entry').count()) >= 3);
     await page.getByText(`${new URL(service.url).origin} · the log’s start to now · servers`).waitFor();
     await accessible(page, 'report');
