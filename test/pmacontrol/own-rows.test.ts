@@ -6,6 +6,7 @@ import { freshDatabase, mariadbUrl, skipWithoutMariadb } from '../support/mariad
 import { writeCryptConfig } from '../support/php.js';
 import { settled, tableRows, withSchema } from '../support/pmacontrol-tables.js';
 import { runCli, spawnService, tempDir } from '../support/process.js';
+import { tokenKnown } from '../support/receiver.js';
 
 const url = await mariadbUrl();
 const it = suite("PmaControl's own rows: never written over, and what its columns and collations hold");
@@ -52,10 +53,11 @@ async function shipped(connection: Connection): Promise<void> {
   await connection.query('INSERT INTO link__mysql_server__tag (id_mysql_server, id_tag) VALUES (1, 1)');
 }
 
-async function admin(env: Record<string, string>) {
+/** An admin token issued by the CLI; `urls`: services that must know it first (it was issued while they run). */
+async function admin(env: Record<string, string>, urls: string[] = []) {
   const issued = await runCli(['token', 'create', '--name', 'admin', '--role', 'admin'], env);
   assert.is(issued.code, 0, issued.stderr);
-  return { Authorization: `Bearer ${issued.stdout.trim().split('\n').pop()}` };
+  return tokenKnown(urls, issued.stdout.trim().split('\n').pop()!);
 }
 
 const tag = (name: string) => ({ name, color: '#FFFFFF', background: '#000000' });
@@ -133,7 +135,7 @@ else {
         assert.is(theirs.length, 23, 'tags 1–20, environment 9, client 1, server 1');
         const adopted = await send(service.url, 'POST', '/fr/api/pmacontrol/drift/adopt', {
           body: { items: theirs.map(({ table, id }: { table: string; id: number }) => ({ table, id, column: null })) },
-          headers: await admin(env),
+          headers: await admin(env, [service.url]),
         });
         assert.is(adopted.status, 200, adopted.text);
         const done = await settled(service, (s) => s.blocked === null && s.lag === 0 && s.position !== 0);
