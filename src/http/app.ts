@@ -14,7 +14,7 @@ import { docsAsset, docsPage } from './docs.js';
 import { errorHandler, methodNotAllowed, misdirected, unknownResource, unknownRoute } from './errors.js';
 import { withFastReads } from './fast-read.js';
 import { type HostCheck, hostCheck } from './hosts.js';
-import { type Access, authorize, basicCredentials, identify, Unauthorized } from './identity.js';
+import { type Access, authorize, basicCredentials, identifyFresh, Unauthorized } from './identity.js';
 import { accessLog, cors, hardening, nameResource, requestContext, trailingSlash } from './middleware.js';
 import { healthz, Metrics, metrics, Readiness, readyz } from './operations.js';
 import { refuseQuery } from './request.js';
@@ -108,7 +108,7 @@ function guarded(access: Access, handle: Handle, deps: AppDeps, basic = false, o
     if (access !== 'open') {
       const principal = other
         ? await identifyOrOther(ctx, deps.service, anonymousRole, other)
-        : identify(ctx, deps.service, anonymousRole, basic);
+        : await identifyFresh(ctx, deps.service, anonymousRole, basic);
       ctx.state.principal = principal;
       ctx.state.actor = principal.actor;
       authorize(principal, access, basic);
@@ -125,7 +125,7 @@ async function identifyOrOther(
   other: OtherCredentials,
 ): Promise<Principal> {
   try {
-    return identify(ctx, service, anonymousRole, true);
+    return await identifyFresh(ctx, service, anonymousRole, true);
   } catch (error) {
     const credentials = basicCredentials(ctx.get('Authorization'));
     if (!(error instanceof Unauthorized) || !credentials) throw error;

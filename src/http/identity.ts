@@ -21,7 +21,10 @@ const REASONS: Record<Refusal | 'missing' | 'scheme' | 'basic', string> = {
 
 export class Unauthorized extends RequestError {
   /** `basic`: the route also takes Basic, and says so (a client such as Ansible's uri sends it when asked). */
-  constructor(reason: keyof typeof REASONS, basic = false) {
+  constructor(
+    readonly reason: keyof typeof REASONS,
+    basic = false,
+  ) {
     const bearer = reason === 'missing' ? `Bearer realm="${REALM}"` : `Bearer realm="${REALM}", error="invalid_token"`;
     const challenge = basic ? `${bearer}, Basic realm="${REALM}"` : bearer;
     super(401, 'unauthorized', REASONS[reason === 'scheme' && basic ? 'basic' : reason], { challenge });
@@ -36,6 +39,34 @@ export const forbidden = (detail: string) => new RequestError(403, 'forbidden', 
  */
 export function identify(ctx: Context, service: ConfigService, anonymousRole: Role | 'none', basic = false): Principal {
   return identifyBy(ctx.get('Authorization'), service, anonymousRole, basic);
+}
+
+/** Each service's reading of the log's head for an unknown token, shared by the requests that wait for it. */
+const following = new WeakMap<ConfigService, Promise<void>>();
+
+/**
+ * `identify`, except that a token of the right form the instance does not know makes it read the log
+ * to its head once before it answers 401: a token just issued through another instance, or by the
+ * CLI, works at once (concurrent requests share that one reading).
+ */
+export async function identifyFresh(
+  ctx: Context,
+  service: ConfigService,
+  anonymousRole: Role | 'none',
+  basic = false,
+): Promise<Principal> {
+  try {
+    return identify(ctx, service, anonymousRole, basic);
+  } catch (error) {
+    if (!(error instanceof Unauthorized) || error.reason !== 'unknown') throw error;
+    let reading = following.get(service);
+    if (!reading) {
+      reading = service.projector.catchUp().finally(() => following.delete(service));
+      following.set(service, reading);
+    }
+    await reading;
+    return identify(ctx, service, anonymousRole, basic);
+  }
 }
 
 /** The user and password of `Basic base64(user:password)`, or undefined. */
