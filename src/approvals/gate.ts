@@ -25,9 +25,8 @@ export const actorOf = (caller: Caller): Actor => ({
 export function approvalGate(now: () => Date): WriteGate {
   return {
     decide({ operation, request, caller, state, write, seal }) {
-      const at = now().toISOString();
       if (caller.approval !== undefined) {
-        const step = executable(state, caller.approval, actorOf(caller), operation, at);
+        const step = executable(state, caller.approval, actorOf(caller), operation, now().toISOString());
         if (step) return step;
         return { events: [...write(), executed(state, caller.approval, caller.requestId)] };
       }
@@ -48,6 +47,7 @@ export function approvalGate(now: () => Date): WriteGate {
         const used: DomainEvent = { type: 'BreakGlassUsed', data };
         return { events: [...events, used] };
       }
+      const at = now().toISOString();
       const sealed = seal(JSON.stringify(request));
       const event = requested(state, { operation, subjects, policies, sealed, asker: actorOf(caller), at });
       const id = event.data.id as number;

@@ -1,6 +1,6 @@
-import type { OperationObject, ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
+import type { OperationObject, SchemaObject } from 'openapi3-ts/oas31';
 import { APPROVAL_STATES } from '../domain/approvals/resource.js';
-import { json, problems, ref, requestIdHeader } from '../openapi/operation-kit.js';
+import { APPROVAL_EXAMPLE, answer, json, problems, query, ref } from '../openapi/operation-kit.js';
 
 /** The OpenAPI operations of the approvals' routes (section 16). */
 
@@ -12,39 +12,18 @@ const ONE: SchemaObject = {
   required: ['approval'],
   additionalProperties: false,
 };
+/** The core's example approval, voted and approved. */
 const EXAMPLE = {
-  id: 12,
+  ...APPROVAL_EXAMPLE,
   state: 'approved',
-  operation: 'delete',
-  target: { resource: 'servers', id: 42, version: 3 },
-  requester: 'alice',
-  request_id: '0193f0c2-7c1e-7d2a-9f00-5a1c9e0b1c2d',
-  changes: [{ resource: 'servers', id: 42, diff: [{ field: 'name', before: 'db-paris-02', after: null }] }],
-  policies: [{ id: 1, name: 'prod-needs-two', approvals: 2, roles: ['admin'], tokens: [] }],
   votes: [
     { actor: 'bob', role: 'admin', vote: 'approve', reason: null, at: '2026-11-29T10:05:00.000Z' },
     { actor: 'carol', role: 'admin', vote: 'approve', reason: 'checked', at: '2026-11-29T10:07:00.000Z' },
   ],
-  reason: null,
-  expires_at: '2026-11-29T14:00:00.000Z',
-  executed_request_id: null,
-  created_at: '2026-11-29T10:00:00.000Z',
   updated_at: '2026-11-29T10:07:00.000Z',
   version: 3,
 };
 
-const answer = (description: string, schema: SchemaObject, example: unknown) => ({
-  description,
-  headers: requestIdHeader,
-  content: json(schema, example),
-});
-const query = (name: string, description: string, schema: SchemaObject): ParameterObject => ({
-  name,
-  in: 'query',
-  required: false,
-  description,
-  schema,
-});
 const REASON_BODY = (required: boolean) => ({
   required,
   content: json(

@@ -1,8 +1,6 @@
 import type { OperationObject, SchemaObject } from 'openapi3-ts/oas31';
 import { CHANGE_SET_STATES } from '../domain/change-sets/resource.js';
-import { json, problems, ref, requestIdHeader } from '../openapi/operation-kit.js';
-
-export { json };
+import { json, problems, ref } from '../openapi/operation-kit.js';
 
 /** What the OpenAPI operations of the change sets' routes share (section 17). */
 
@@ -53,11 +51,6 @@ export const ONE: SchemaObject = {
   properties: { change_set: { ...CHANGE_SET, description: 'the change set' } },
   required: ['change_set'],
 };
-export const answer = (description: string, schema: SchemaObject, example: unknown) => ({
-  description,
-  headers: requestIdHeader,
-  content: json(schema, example),
-});
 export const STEP = problems('BadRequest', 'NotFound', 'Conflict', 'UnsupportedMediaType', 'ValidationFailed');
 export const RESOLVE_BODY = {
   required: false,

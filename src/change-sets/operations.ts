@@ -1,6 +1,6 @@
 import { CHANGE_SET_STATES } from '../domain/change-sets/resource.js';
-import { json, problems, ref, requestIdHeader } from '../openapi/operation-kit.js';
-import { answer, CHANGE_SET, EXAMPLE, ID, ONE, op, RESOLVE_BODY, STEP } from './operation-parts.js';
+import { answer, json, problems, ref, requestIdHeader } from '../openapi/operation-kit.js';
+import { CHANGE_SET, EXAMPLE, ID, ONE, op, RESOLVE_BODY, STEP } from './operation-parts.js';
 import { diff, stage } from './review-operations.js';
 
 /** The OpenAPI operations of the change sets' routes (section 17). */

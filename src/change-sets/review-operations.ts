@@ -1,5 +1,5 @@
-import { problems } from '../openapi/operation-kit.js';
-import { answer, CHANGE_SET, EXAMPLE, ID, json, op } from './operation-parts.js';
+import { answer, json, problems } from '../openapi/operation-kit.js';
+import { CHANGE_SET, EXAMPLE, ID, op } from './operation-parts.js';
 
 /** The OpenAPI operations of staging and reviewing a change set (section 17). */
 

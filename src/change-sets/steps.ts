@@ -1,5 +1,5 @@
 import type { WriteRequest } from '../application/writes.js';
-import { decide } from '../domain/decide.js';
+import { decide, updatedAs } from '../domain/decide.js';
 import { diffedFields } from '../domain/redact.js';
 import { fieldDiff } from '../domain/shared/diff.js';
 import { nextRevision } from '../domain/shared/effects.js';
@@ -23,10 +23,8 @@ import { freshOverlay } from './overlay.js';
 import { changeSetOf, type Decide, type Open, stagedWrites } from './staged.js';
 
 /** One change of a change set's entry, recorded as an event of the given type. */
-function changed(state: ConfigState, id: number, type: string, fields: Record<string, unknown>): DomainEvent {
-  const [event] = decide({ kind: 'patch', resource: 'change-sets', id, fields } as never, state);
-  return { ...event, type };
-}
+const changed = (state: ConfigState, id: number, type: string, fields: Record<string, unknown>): DomainEvent =>
+  updatedAs(type, 'change-sets', id, fields, state);
 
 /** A change set opened now: its base is the log's position. */
 export function opened(state: ConfigState, fields: { name: string; description: string | null; by: string }) {

@@ -185,6 +185,15 @@ export function decide(command: Command, state: ConfigState, rules: DecideRules 
   }
 }
 
+/**
+ * A change of one entry recorded as an event type of its collection's own (its `updateEvents`: an
+ * approval's vote, a change set's merge): the generic update, named for what happened.
+ */
+export function updatedAs(type: string, resource: CollectionName, id: number, fields: Values, state: ConfigState) {
+  const [event] = decide({ kind: 'patch', resource, id, fields } as Command, state);
+  return { ...event, type };
+}
+
 export function assertNever(value: never): never {
   throw new Error(`unexpected ${JSON.stringify(value)}`);
 }

@@ -1,5 +1,5 @@
-import type { OperationObject, ParameterObject, SchemaObject } from 'openapi3-ts/oas31';
-import { json, problems, ref, requestIdHeader } from '../openapi/operation-kit.js';
+import type { OperationObject, SchemaObject } from 'openapi3-ts/oas31';
+import { answer, json, problems, query, ref } from '../openapi/operation-kit.js';
 import { DELIVERY_STATES } from './ledger.js';
 
 /** The operations of event rules' deliveries (section 15). */
@@ -36,20 +36,8 @@ const EXAMPLE_DELIVERY = {
 };
 
 const ruleParameter = ref('parameters', 'Id');
-const answer = (description: string, schema: SchemaObject, example: unknown) => ({
-  description,
-  headers: requestIdHeader,
-  content: json(schema, example),
-});
 
 export function deliveries(): OperationObject {
-  const query = (name: string, description: string, schema: SchemaObject): ParameterObject => ({
-    name,
-    in: 'query',
-    required: false,
-    description,
-    schema,
-  });
   return {
     tags: TAGS,
     operationId: 'listEventRuleDeliveries',

@@ -56,7 +56,7 @@ export const APPROVAL_EXAMPLE = {
   target: { resource: 'servers', id: 42, version: 3 },
   requester: 'alice',
   request_id: '0193f0c2-7c1e-7d2a-9f00-5a1c9e0b1c2d',
-  changes: [{ resource: 'servers', id: 42, diff: [{ field: 'name', before: 'db-paris-02', after: null }] }],
+  changes: [{ resource: 'servers', id: 42, diff: [{ field: 'is_deleted', before: false, after: true }] }],
   policies: [{ id: 1, name: 'prod-needs-two', approvals: 2, roles: ['admin'], tokens: [] }],
   votes: [],
   reason: null,

@@ -1,5 +1,7 @@
-import type { ReferenceObject, ResponsesObject, SchemaObject } from 'openapi3-ts/oas31';
+import type { ParameterObject, ReferenceObject, ResponsesObject, SchemaObject } from 'openapi3-ts/oas31';
 import { PROBLEMS } from './problems.js';
+
+export { APPROVAL_EXAMPLE } from './approval.js';
 
 /**
  * What every operation of the document is written with — the core's and each route module's (see
@@ -13,4 +15,18 @@ export const problems = (...names: string[]): ResponsesObject =>
 export const requestIdHeader = { 'X-Request-ID': ref('headers', 'XRequestId') };
 export const json = (schema: SchemaObject | ReferenceObject | object, example?: unknown) => ({
   'application/json': { schema: schema as SchemaObject, ...(example === undefined ? {} : { example }) },
+});
+/** A 2xx answer: its description, the request id header, a JSON body with its example. */
+export const answer = (description: string, schema: SchemaObject, example: unknown) => ({
+  description,
+  headers: requestIdHeader,
+  content: json(schema, example),
+});
+/** An optional query parameter. */
+export const query = (name: string, description: string, schema: SchemaObject): ParameterObject => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
 });

@@ -1,5 +1,5 @@
-import type { OperationObject } from 'openapi3-ts/oas31';
-import { json, problems, requestIdHeader } from '../openapi/operation-kit.js';
+import type { OperationObject, SchemaObject } from 'openapi3-ts/oas31';
+import { answer, problems } from '../openapi/operation-kit.js';
 
 /** The answer of a search. */
 const FOUND = {
@@ -59,22 +59,18 @@ export function searchOperation(): OperationObject {
       },
     ],
     responses: {
-      200: {
-        description: 'the entries found',
-        headers: requestIdHeader,
-        content: json(FOUND, {
-          items: [
-            {
-              resource: 'servers',
-              id: 12,
-              label: 'db-paris-03',
-              deleted: false,
-              matched: { field: 'name', value: 'db-paris-02', current: false },
-            },
-          ],
-          past_read: true,
-        }),
-      },
+      200: answer('the entries found', FOUND as SchemaObject, {
+        items: [
+          {
+            resource: 'servers',
+            id: 12,
+            label: 'db-paris-03',
+            deleted: false,
+            matched: { field: 'name', value: 'db-paris-02', current: false },
+          },
+        ],
+        past_read: true,
+      }),
       ...problems('BadRequest'),
     },
   };

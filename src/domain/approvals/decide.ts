@@ -1,5 +1,5 @@
 import type { EntryRecord } from '../../engine/table.js';
-import { decide } from '../decide.js';
+import { decide, updatedAs } from '../decide.js';
 import type { Operation } from '../policies/resource.js';
 import { durationMs } from '../policies/resource.js';
 import { DomainError, NotFound } from '../shared/errors.js';
@@ -67,10 +67,8 @@ export function stateAt(approval: Values, at: string): ApprovalState {
 }
 
 /** One change of an approval, recorded as an event of the given type. */
-function changed(state: ConfigState, id: number, type: string, fields: Values): DomainEvent {
-  const [event] = decide({ kind: 'patch', resource: 'approvals', id, fields } as never, state);
-  return { ...event, type };
-}
+const changed = (state: ConfigState, id: number, type: string, fields: Values): DomainEvent =>
+  updatedAs(type, 'approvals', id, fields, state);
 
 /** An approval found expired: ApprovalExpired recorded, then 410. */
 function expired(state: ConfigState, approval: Values): Step {

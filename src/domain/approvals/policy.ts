@@ -2,6 +2,7 @@ import { Filed } from '../../engine/filed.js';
 import { allHold, type Condition } from '../conditions.js';
 import { resourceOfEvent } from '../evolve.js';
 import type { Operation } from '../policies/resource.js';
+import { diffedFields, redactDiff } from '../redact.js';
 import { type CollectionName, collectionOf } from '../resources.js';
 import { type DiffMember, fieldDiff } from '../shared/diff.js';
 import type { DomainEvent } from '../shared/types.js';
@@ -109,9 +110,7 @@ function subjectOf(event: DomainEvent, state: ConfigState): Subject | undefined 
   else if (event.type === events.deleted)
     after = resource.declaration.deletion === 'soft' ? { ...current, is_deleted: true } : undefined;
   else if (event.type === events.reverted) after = event.data.values as Values;
-  const fields =
-    resource.declaration.deletion === 'soft' ? [...resource.fieldNames, 'is_deleted'] : resource.fieldNames;
-  return { resource: name, id, before: current, after, diff: fieldDiff(fields, current, after) };
+  return { resource: name, id, before: current, after, diff: fieldDiff(diffedFields(name), current, after) };
 }
 
 /** The entries the decided events change (or name: a secret read), one subject each, first event first. */
@@ -130,11 +129,7 @@ export function subjectsOf(events: readonly DomainEvent[], state: ConfigState): 
 
 /** A subject as an approval shows it: its diff with secrets `[redacted]`. */
 export function shown(subject: Subject): ChangeShown {
-  const secrets = collectionOf(subject.resource).secretFields;
-  const hide = (value: unknown) => (value === null ? null : '[redacted]');
-  const diff = subject.diff.map((member) =>
-    secrets.includes(member.field) ? { ...member, before: hide(member.before), after: hide(member.after) } : member,
-  );
+  const diff = redactDiff(subject.resource, subject.diff);
   // An entry to create gets its id when the request is executed.
   return { resource: subject.resource, id: subject.before === undefined ? null : subject.id, diff };
 }
