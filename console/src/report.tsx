@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { type Change, getJson, query, request } from './api.js';
 import { included, latest } from './log.js';
 import { isoOf, localOf, Notice } from './parts.js';
@@ -108,6 +108,69 @@ function entriesHtml(entries: Map<string, Change[]>): string {
   return parts.join('');
 }
 
+/** The changes drawn on screen before "Show all" is asked for; printing draws every one. */
+const ON_SCREEN = 1_000;
+
+/** The first entries whose changes add up to `limit` (the entry that crosses it included whole). */
+function firstOf(entries: Map<string, Change[]>, limit: number): Map<string, Change[]> {
+  const first = new Map<string, Change[]>();
+  let count = 0;
+  for (const [entry, changes] of entries) {
+    if (count >= limit) break;
+    first.set(entry, changes);
+    count += changes.length;
+  }
+  return first;
+}
+
+/**
+ * The changes, entry by entry: on screen the first `ON_SCREEN` of them until "Show all" is pressed;
+ * every one as soon as the page is printed (`beforeprint`, or the print media taking effect, as when
+ * a PDF is made), drawn then and there, before the print layout. A month of 30,000 changes is laid out
+ * once, for print, not once for the screen and again for print (bench/console.ts, the report row).
+ */
+function EntriesTable({ entries, count }: { entries: Map<string, Change[]>; count: number }) {
+  const holder = useRef<HTMLDivElement>(null);
+  const drawn = useRef<'first' | 'whole'>();
+  const [whole, setWhole] = useState(count <= ON_SCREEN);
+  const draw = (what: 'first' | 'whole') => {
+    if (drawn.current === 'whole' || drawn.current === what || !holder.current) return;
+    // Every value in it is escaped by entriesHtml.
+    holder.current.innerHTML = entriesHtml(what === 'whole' ? entries : firstOf(entries, ON_SCREEN));
+    drawn.current = what;
+  };
+  useLayoutEffect(() => draw(whole ? 'whole' : 'first'), [whole]);
+  useLayoutEffect(() => {
+    if (whole) return;
+    const printed = () => {
+      draw('whole');
+      setWhole(true);
+    };
+    const media = matchMedia('print');
+    const changed = (event: MediaQueryListEvent) => event.matches && printed();
+    if (media.matches) printed();
+    window.addEventListener('beforeprint', printed);
+    media.addEventListener('change', changed);
+    return () => {
+      window.removeEventListener('beforeprint', printed);
+      media.removeEventListener('change', changed);
+    };
+  }, [whole]);
+  return (
+    <>
+      <div ref={holder} />
+      {!whole && (
+        <p class="no-print">
+          {`The first ${firstOf(entries, ON_SCREEN).size} of ${entries.size} entries are shown; printing shows every one. `}
+          <button type="button" class="more" onClick={() => setWhole(true)}>
+            {`Show all ${count} changes`}
+          </button>
+        </p>
+      )}
+    </>
+  );
+}
+
 function PeriodForm({ period }: { period: Period }) {
   const submit = (event: Event) => {
     event.preventDefault();
@@ -140,6 +203,20 @@ function PeriodForm({ period }: { period: Period }) {
 
 const periodText = (period: Period) => `${period.since ?? 'the log’s start'} to ${period.until ?? 'now'}`;
 
+/** The changes by entry, in the order each entry first changed; and the secrets read. */
+function grouped(changes: Change[]): { entries: Map<string, Change[]>; secrets: Change[] } {
+  const entries = new Map<string, Change[]>();
+  const secrets: Change[] = [];
+  for (const change of changes) {
+    if (change.type === 'SecretRevealed') secrets.push(change);
+    const entry = change.resource === null ? 'the log itself' : `${change.resource}/${change.id}`;
+    const known = entries.get(entry);
+    if (known) known.push(change);
+    else entries.set(entry, [change]);
+  }
+  return { entries, secrets };
+}
+
 export function ReportView() {
   const period = periodOf();
   const [report, setReport] = useState<Report | { error: string }>();
@@ -148,17 +225,7 @@ export function ReportView() {
     setReport(undefined);
     reportOf(period).then(setReport, (e: Error) => setReport({ error: e.message }));
   }, [key]);
-  const entries = new Map<string, Change[]>();
-  const secrets: Change[] = [];
-  if (report && !('error' in report)) {
-    for (const change of report.changes) {
-      if (change.type === 'SecretRevealed') secrets.push(change);
-      const entry = change.resource === null ? 'the log itself' : `${change.resource}/${change.id}`;
-      const known = entries.get(entry);
-      if (known) known.push(change);
-      else entries.set(entry, [change]);
-    }
-  }
+  const { entries, secrets } = useMemo(() => grouped(report && !('error' in report) ? report.changes : []), [report]);
   return (
     <article class="report">
       <header class="report-head">
@@ -228,8 +295,7 @@ function ReportBody({
       </section>
       <section class="report-part">
         <h2>Changes, entry by entry</h2>
-        {/* One piece of HTML: every value in it is escaped by entriesHtml. */}
-        <div dangerouslySetInnerHTML={{ __html: entriesHtml(entries) }} />
+        <EntriesTable entries={entries} count={report.changes.length} />
       </section>
     </>
   );

@@ -70,4 +70,57 @@ it('a report of the period, its proof checked, printed and saved as PDF; an alte
   }
 });
 
+/** Changes made 50 at a time: `count` PATCHes of server 1's port. */
+async function patched(service: ServiceProcess, count: number): Promise<void> {
+  for (let done = 0; done < count; done += 50) {
+    const batch = Array.from({ length: Math.min(50, count - done) }, (_, i) =>
+      send(service.url, 'PATCH', `${BASE}/servers/1`, { body: { port: 4000 + done + i } }),
+    );
+    for (const reply of await Promise.all(batch)) assert.is(reply.status, 200);
+  }
+}
+
+/** The changes drawn in the report's table: one first cell each. */
+const changeRows = (page: Page) => page.locator('.report-entries td:first-child').count();
+
+/** PDF pages the browser made. */
+const pages = (pdf: Buffer) => (pdf.toString('latin1').match(/\/Type\s*\/Page[^s]/g) ?? []).length;
+
+it('a long report shows its first changes on screen, every change when printed or saved as PDF', async () => {
+  const service = await spawnService({ DATA_DIR: tempDir() });
+  let browser: Browser | undefined;
+  try {
+    await seed(service);
+    await patched(service, 1_200);
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+    const page = await browser.newPage();
+    await page.goto(`${service.url}/fr/console/report?resource=servers`);
+    const total = Number((await page.getByText(/^\d+ changes, \d+ entries/).textContent())!.split(' ')[0]);
+    assert.ok(total > 1_200, `${total} changes`);
+    const shown = await changeRows(page);
+    assert.ok(shown >= 1_000 && shown < total, `${shown} of ${total} drawn on screen`);
+    await page.getByRole('button', { name: `Show all ${total} changes` }).click();
+    assert.is(await changeRows(page), total);
+    const printed = await browser.newPage();
+    await printed.goto(`${service.url}/fr/console/report?resource=servers`);
+    await printed.getByRole('button', { name: `Show all ${total} changes` }).waitFor();
+    const pdf = await printed.pdf({ format: 'A4' });
+    assert.is(await changeRows(printed), total, 'printing drew every change');
+    assert.ok(pages(pdf) > 15, `${pages(pdf)} pages for ${total} changes`);
+    await printed.emulateMedia({ media: 'screen' });
+    const emulated = await browser.newPage();
+    await emulated.goto(`${service.url}/fr/console/report?resource=servers`);
+    await emulated.getByRole('button', { name: `Show all ${total} changes` }).waitFor();
+    await emulated.emulateMedia({ media: 'print' }); // the page hears of it at its next frame
+    await emulated
+      .locator('.report-entries td:first-child')
+      .nth(total - 1)
+      .waitFor({ state: 'attached' });
+    assert.is(await changeRows(emulated), total, 'the print media drew every change');
+  } finally {
+    await browser?.close();
+    await service.stop();
+  }
+});
+
 test.run();
