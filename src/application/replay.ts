@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { EventStore } from '../event-store/port.js';
 import type { ReadModelStore } from '../read-models/port.js';
 import { type LeafOf, Projector } from './projector.js';
@@ -39,10 +40,13 @@ export async function rebuild(
 
 const shorten = (text: string) => (text.length > 300 ? `${text.slice(0, 300)}…` : text);
 
-/** Every row that differs between the rebuilt and the stored read models, one line each. */
-export async function compare(rebuilt: ReadModelStore, stored: ReadModelStore): Promise<string[]> {
+/**
+ * Every row that differs between the rebuilt and the stored read models, one line each. `damage` is
+ * what the stored file's integrity check found, when it was run already (beside the rebuild).
+ */
+export async function compare(rebuilt: ReadModelStore, stored: ReadModelStore, damage?: string[]): Promise<string[]> {
   // The file's structure first: damage in an index or a page the rows below do not read is found too.
-  const damage = stored.integrity();
+  damage ??= await stored.integrity();
   if (damage.length > 0) return damage.map((problem) => `the stored file is damaged: ${problem}`);
   const differences = stored
     .differences(rebuilt)
@@ -53,17 +57,19 @@ export async function compare(rebuilt: ReadModelStore, stored: ReadModelStore): 
   return [...differences, ...(await compareListSnapshots(rebuilt, stored))];
 }
 
-/** Keys in order, so that two entries with the same values compare equal whatever order they were built in. */
-const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_key, v) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort()) : v,
-  );
+/**
+ * Two lists of entries alike: as text when their fields came in one order, else value by value, so
+ * that two entries with the same values compare equal whatever order their fields were built in
+ * (a JSON string with its keys sorted, made for each of them, took 5.3 s of `replay` on a
+ * 2,000,000-event history).
+ */
+const alike = (p: unknown, q: unknown): boolean => JSON.stringify(p) === JSON.stringify(q) || isDeepStrictEqual(p, q);
 
 /** Each stored list snapshot must be the list the log gives at its position. */
 async function compareListSnapshots(rebuilt: ReadModelStore, stored: ReadModelStore): Promise<string[]> {
   const differences: string[] = [];
   for (const { resource, position, entries } of stored.listSnapshots()) {
-    if (canonical(entries) !== canonical(await rebuilt.listAt(resource, position))) {
+    if (!alike(entries, await rebuilt.listAt(resource, position))) {
       differences.push(`list_snapshots ${resource}/${position}: not the list the log gives at that position`);
     }
   }

@@ -12,6 +12,8 @@ export interface Command {
   help: CommandHelp;
   /** The command's work: its exit code, or -1 while it keeps running. */
   run(args: string[]): Promise<number> | number;
+  /** It folds the whole log: it runs in a thread with a larger young generation (see src/cli.ts). */
+  foldsLog?: boolean;
 }
 
 export type { ImportCounts } from '../application/transfer.js';

@@ -25,9 +25,12 @@ const CORE_RUN: Record<string, Command['run']> = {
   'copy-log': async (args) => (await import('./copy-log.js')).runCopyLog(args),
 };
 
+/** The core commands that fold the whole log (see Command.foldsLog). */
+const FOLD_THE_LOG = new Set(['replay']);
+
 /** The catalogue: the core's commands, then each wing's. `pmacontrol-config --help` lists them in this order. */
 export const COMMANDS: readonly Command[] = [
-  ...CORE_COMMANDS.map((help) => ({ help, run: CORE_RUN[help.name] })),
+  ...CORE_COMMANDS.map((help) => ({ help, run: CORE_RUN[help.name], foldsLog: FOLD_THE_LOG.has(help.name) })),
   ...logCommands,
   ...pmacontrolCommands,
 ];

@@ -150,8 +150,11 @@ export interface ReadModelStore extends AuditReader {
   differences(rebuilt: ReadModelStore): RowDifference[];
   /** The whole-list snapshots kept to answer `listAt` quickly, for replay to check by content. */
   listSnapshots(): Iterable<{ resource: ResourceName; position: number; entries: EntryRecord[] }>;
-  /** What the file's own integrity check finds wrong in its structure (pages, indexes); empty when whole. */
-  integrity(): string[];
+  /**
+   * What the file's own integrity check finds wrong in its structure (pages, indexes); empty when
+   * whole. Run on a thread of its own where the store has files, so that a rebuild goes on meanwhile.
+   */
+  integrity(): Promise<string[]>;
   /**
    * Hears, once, of damage found while it served (a question, a save): the store answers every
    * question with ReadModelsRebuilding from then on, until `rebuilt`.

@@ -11,6 +11,11 @@ import { CONSISTENT_AT } from './save-jobs.js';
  * itself (a 300,000-event history: 5.2 s of `replay --apply`'s 17 s; test/read-models/file-compare.test.ts
  * times neither, it checks both ways find the same rows). No temporary space: a comparison by SQL
  * (`EXCEPT`) sorts each table of one side into a temporary tree first.
+ *
+ * Before that walk, SQLite itself tells whether a table is the same in both files — as many rows on
+ * each side, and as many of them met by their primary key with every compared value the same — and
+ * only a table that is not is walked: the rows are then read by no JavaScript at all. On a
+ * 2,000,000-event history (`npm run bench:history`) the walk of equal files took 17.5 s of `replay`.
  */
 
 /** SQLite's order of values in a key: null, numbers, text by its UTF-8 bytes, blobs by their bytes. */
@@ -30,15 +35,48 @@ const same = (p: unknown, q: unknown) =>
 
 type Row = unknown[];
 
+/** The rows a table's comparison reads: the list snapshots' bookkeeping and a rebuild's last consistent point are not compared (file-reads.ts). */
+const kept = (table: string, as = '') =>
+  table === 'meta' ? ` WHERE substr(${as}name, 1, 5) <> 'list:' AND ${as}name <> '${CONSISTENT_AT}'` : '';
+
+/**
+ * Whether `table` holds the same rows in `rebuilt` and in the file attached to it as `stored`:
+ * as many on each side, each met by its primary key on the other with its compared values the same.
+ */
+function sameTable(rebuilt: BetterSqlite3.Database, table: string, columns: string[]): boolean {
+  const key = rebuilt
+    .prepare<[string], string>('SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk')
+    .pluck()
+    .all(table);
+  const count = (from: string) =>
+    rebuilt
+      .prepare(`SELECT count(*) FROM ${from}${kept(table)}`)
+      .pluck()
+      .get();
+  const rows = count(`main.${table}`);
+  if (rows !== count(`stored.${table}`)) return false;
+  const plain = columns.map((column) => column.replace(/^hex\((\w+)\)$/, '$1'));
+  const met = key.map((column) => `s.${column} = r.${column}`).join(' AND ');
+  const alike = plain.filter((column) => !key.includes(column)).map((column) => ` AND s.${column} IS r.${column}`);
+  const where = kept(table, 'r.') || ' WHERE 1';
+  const sql = `SELECT count(*) FROM main.${table} r JOIN stored.${table} s ON ${met}${where}${alike.join('')}`;
+  return rebuilt.prepare(sql).pluck().get() === rows;
+}
+
 /** The rows of `stored` and `rebuilt` (two read-model files) that differ, table by table in key order. */
 export function fileDifferences(stored: BetterSqlite3.Database, rebuilt: BetterSqlite3.Database): RowDifference[] {
-  return COMPARED.flatMap(([table, keys, values]) => {
-    // The list snapshots' bookkeeping and a rebuild's last consistent point are not compared (file-reads.ts).
-    const where = table === 'meta' ? ` WHERE substr(name, 1, 5) <> 'list:' AND name <> '${CONSISTENT_AT}'` : '';
-    const sql = `SELECT ${[...keys, ...values].join(', ')} FROM ${table}${where} ORDER BY ${keys.join(', ')}`;
-    const rows = (db: BetterSqlite3.Database) => db.prepare(sql).raw().iterate() as IterableIterator<Row>;
-    return walk(table, keys.length, rows(rebuilt), rows(stored));
-  });
+  const attached = stored.name !== ':memory:' && stored.name !== '';
+  if (attached) rebuilt.prepare('ATTACH DATABASE ? AS stored').run(stored.name);
+  try {
+    return COMPARED.flatMap(([table, keys, values]) => {
+      if (attached && sameTable(rebuilt, table, [...keys, ...values])) return [];
+      const sql = `SELECT ${[...keys, ...values].join(', ')} FROM ${table}${kept(table)} ORDER BY ${keys.join(', ')}`;
+      const rows = (db: BetterSqlite3.Database) => db.prepare(sql).raw().iterate() as IterableIterator<Row>;
+      return walk(table, keys.length, rows(rebuilt), rows(stored));
+    });
+  } finally {
+    if (attached) rebuilt.exec('DETACH DATABASE stored');
+  }
 }
 
 /** `stored`'s rows against those of the file at `rebuilt`, read on a connection of its own. */

@@ -1,6 +1,7 @@
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, type Worker } from 'node:worker_threads';
 import type { SaveJob } from './save-jobs.js';
 import type { SaveQueue } from './saving.js';
+import { startWorker } from './threads.js';
 
 /** Atomics.waitAsync (ES2024): the wait for a counter to move, as a promise. */
 const waitAsync = (
@@ -30,19 +31,6 @@ export const MAX_UNSAVED = { inUse: 64, bulk: 4 };
  * written at once. A file filled in bulk is written as its jobs come.
  */
 export const SAVE_HOLD_MS = 500;
-
-/**
- * The worker's entry. The compiled build runs `save-worker.js` as it is; under tsx (tests, `npm run
- * dev`) a worker does not inherit the main thread's loader, so the entry registers tsx first.
- */
-function startWorker(workerData: { failures: MessagePort; [name: string]: unknown }): Worker {
-  const options = { workerData, transferList: [workerData.failures] };
-  if (import.meta.url.endsWith('.js')) return new Worker(new URL('./save-worker.js', import.meta.url), options);
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const entry = new URL('./save-worker.ts', import.meta.url).href;
-  const code = `import(${JSON.stringify(tsx)}).then((api) => api.register()).then(() => import(${JSON.stringify(entry)}))`;
-  return new Worker(code, { ...options, eval: true });
-}
 
 /** A failed save as the worker reports it. */
 interface Failure {
@@ -87,7 +75,8 @@ export class SaveThread {
     this.failures = channel.port1;
     this.failures.on('message', (failure: Failure) => this.report(failure));
     this.failures.unref();
-    this.worker = startWorker({ location, counters: this.counters, bulk, failures: channel.port2, holdMs });
+    const workerData = { location, counters: this.counters, bulk, failures: channel.port2, holdMs };
+    this.worker = startWorker('save-worker', { workerData, transferList: [channel.port2] });
     this.worker.on('error', (error) => this.failed(error));
     this.worker.on('exit', () => {
       this.exited = true;

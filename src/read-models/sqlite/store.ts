@@ -23,6 +23,7 @@ import { encode } from './save-jobs.js';
 import { SaveThread } from './save-thread.js';
 import { SaveQueue, Saver } from './saving.js';
 import { INDEXES } from './schema.js';
+import { integrityApart } from './threads.js';
 
 export { REBUILT, REBUILT_WAITING } from './damage.js';
 
@@ -154,9 +155,9 @@ export class SqliteReadModelStore implements ReadModelStore {
     this.damage.damaged = false;
   }
 
-  integrity(): string[] {
+  integrity(): Promise<string[]> {
     this.settle();
-    return integrity(this.db);
+    return this.location === ':memory:' ? Promise.resolve(integrity(this.db)) : integrityApart(this.location);
   }
 
   private meta(name: string): string | undefined {
