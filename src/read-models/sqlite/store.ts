@@ -19,6 +19,7 @@ import { DamageWatch, identity, isDamage, isDamageInUse, moveFile, REBUILT, setA
 import { differencesFrom, linesDifferences } from './file-compare.js';
 import { fileLines, fileListSnapshots, readSnapshot, treeReader } from './file-reads.js';
 import { bulkStart, integrity, upgrade } from './layout.js';
+import { listAtByKeys } from './moments.js';
 import { encode } from './save-jobs.js';
 import { SaveThread } from './save-thread.js';
 import { SaveQueue, Saver } from './saving.js';
@@ -202,19 +203,16 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   /**
-   * The change log's questions, once the file holds every batch handed over before the question;
-   * refused while damage waits for its repair, or when another instance has set the file aside.
+   * Asks a question of the file once it holds every batch handed over before it — `byKeys`, on a file
+   * filled in bulk whose indexes are not built yet, when its primary keys answer it — refused while
+   * damage waits for its repair, or when another instance has set the file aside; damage found on the
+   * way is told and answered ReadModelsRebuilding.
    */
-  private async ready(): Promise<SqliteChanges> {
-    this.damage.check(this.inUse);
-    await this.caughtUp();
-    return this.questions;
-  }
-
-  /** Asks a question of the file: damage found on the way is told and answered ReadModelsRebuilding. */
-  private async ask<T>(question: (questions: SqliteChanges) => T | Promise<T>): Promise<T> {
+  private async ask<T>(question: (questions: SqliteChanges) => T | Promise<T>, byKeys?: () => Promise<T>): Promise<T> {
     try {
-      return await question(await this.ready());
+      this.damage.check(this.inUse);
+      await this.caughtUp();
+      return await (byKeys && this.bulk && !this.changeQueries ? byKeys() : question(this.questions));
     } catch (error) {
       throw this.damage.translate(error);
     }
@@ -226,7 +224,9 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async *changes(query: ChangeQuery): AsyncIterable<ChangeItem> {
     try {
-      yield* (await this.ready()).changes(query);
+      this.damage.check(this.inUse);
+      await this.caughtUp();
+      yield* this.questions.changes(query);
     } catch (error) {
       throw this.damage.translate(error);
     }
@@ -241,7 +241,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   listAt(resource: ResourceName, position: number): Promise<EntryRecord[]> {
-    return this.ask((questions) => questions.listAt(resource, position));
+    const byKeys = () => listAtByKeys(this.db, resource, position);
+    return this.ask((questions) => questions.listAt(resource, position), byKeys);
   }
 
   netChanges(
