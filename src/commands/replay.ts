@@ -138,7 +138,7 @@ async function rebuildAndCompare(stores: Stores, fresh: ReadModelStore, head?: n
 async function compareAndApply(stores: Stores, apply: boolean): Promise<number> {
   const { store, readModels, rebuild: rebuilt, synced } = stores;
   await synced;
-  let report: ReplayReport;
+  let report: ReplayReport | undefined;
   let fresh: ReadModelStore | undefined;
   try {
     // The check compares at the head it finds now, the stored read models folded up to it; --apply
@@ -150,7 +150,8 @@ async function compareAndApply(stores: Stores, apply: boolean): Promise<number> 
   } finally {
     await store.close();
     readModels.close();
-    fresh?.close();
+    // Kept (its indexes built) when it replaces the stored file, or when a failure leaves it to resume.
+    fresh?.close(report !== undefined && (report.differences.length === 0 || !apply));
     stores.lock.release();
   }
   console.log(`replayed ${report.events} events`);

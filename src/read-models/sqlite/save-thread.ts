@@ -161,12 +161,13 @@ export class SaveThread {
    * indexes first) and waits for the thread to end, however long that takes: the file is whole when
    * close returns. A save that keeps failing is given up at close (the log still has its events).
    */
-  close(): void {
+  /** `indexes`: a file filled in bulk gets its indexes first (not when it is thrown away next). */
+  close(indexes = true): void {
     this.closing = true;
     this.inProcess?.close();
     if (this.inProcess) return;
     if (!this.exited) {
-      this.worker.postMessage({ close: true });
+      this.worker.postMessage({ close: true, indexes });
       while (Atomics.load(this.counters, CLOSED) === 0) Atomics.wait(this.counters, CLOSED, 0);
       void this.worker.terminate();
     }

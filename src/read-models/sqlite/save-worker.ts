@@ -47,13 +47,13 @@ process.on('exit', () => {
   Atomics.notify(counters, SAVED);
 });
 
-parentPort!.on('message', (message: { job: SaveJob } | { hurry: true } | { close: true }) => {
+parentPort!.on('message', (message: { job: SaveJob } | { hurry: true } | { close: true; indexes: boolean }) => {
   if ('job' in message) return queue.save(message.job);
   if ('hurry' in message) return queue.hurry();
   queue.close();
   // A file filled in bulk gets its indexes here, where its pages are in the cache (the main thread's
-  // close finds them made).
-  if (bulk) db.exec(INDEXES);
+  // close finds them made); not in a file thrown away next.
+  if (bulk && message.indexes) db.exec(INDEXES);
   db.close();
   parentPort!.close();
 });

@@ -203,10 +203,9 @@ export class SqliteReadModelStore implements ReadModelStore {
   }
 
   /**
-   * Asks a question of the file once it holds every batch handed over before it — `byKeys`, on a file
-   * filled in bulk whose indexes are not built yet, when its primary keys answer it — refused while
-   * damage waits for its repair, or when another instance has set the file aside; damage found on the
-   * way is told and answered ReadModelsRebuilding.
+   * Asks once the file holds every batch handed over before (`byKeys`: a bulk file whose indexes are not
+   * built answers from its keys); refused while damage waits for its repair or another instance set the
+   * file aside; damage found on the way is told and answered ReadModelsRebuilding.
    */
   private async ask<T>(question: (questions: SqliteChanges) => T | Promise<T>, byKeys?: () => Promise<T>): Promise<T> {
     try {
@@ -289,11 +288,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     return fileListSnapshots(this.db);
   }
 
-  close(): void {
+  close(thrownAway = false): void {
     if (!this.db.open) return;
     this.bulkBatches?.flush();
-    this.saving.close();
-    if (this.bulk) this.db.exec(INDEXES);
+    if (this.saving instanceof SaveThread) this.saving.close(!thrownAway);
+    else this.saving.close();
+    if (this.bulk && !thrownAway) this.db.exec(INDEXES);
     this.db.close();
   }
 }
