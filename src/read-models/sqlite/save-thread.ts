@@ -158,10 +158,10 @@ export class SaveThread {
 
   /**
    * Saves what was handed over, then closes the worker's connection (a file filled in bulk gets its
-   * indexes first) and waits for the thread to end, however long that takes: the file is whole when
-   * close returns. A save that keeps failing is given up at close (the log still has its events).
+   * indexes first, unless `indexes` is false: it is thrown away next) and waits for the thread to end,
+   * however long that takes: the file is whole when close returns. A save that keeps failing is given
+   * up at close (the log still has its events).
    */
-  /** `indexes`: a file filled in bulk gets its indexes first (not when it is thrown away next). */
   close(indexes = true): void {
     this.closing = true;
     this.inProcess?.close();
