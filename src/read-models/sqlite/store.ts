@@ -202,15 +202,16 @@ export class SqliteReadModelStore implements ReadModelStore {
     if (this.saving instanceof SaveThread) await this.saving.caughtUp();
   }
 
-  /**
-   * Asks once the file holds every batch handed over before (`byKeys`: a bulk file whose indexes are not
-   * built answers from its keys); refused while damage waits for its repair or another instance set the
-   * file aside; damage found on the way is told and answered ReadModelsRebuilding.
-   */
+  /** Every batch handed over is in the file; refused while damage waits for repair or the file is set aside. */
+  private async ready(): Promise<void> {
+    this.damage.check(this.inUse);
+    await this.caughtUp();
+  }
+
+  /** Asks once ready (`byKeys`: a bulk file without its indexes answers from its keys); damage found is told. */
   private async ask<T>(question: (questions: SqliteChanges) => T | Promise<T>, byKeys?: () => Promise<T>): Promise<T> {
     try {
-      this.damage.check(this.inUse);
-      await this.caughtUp();
+      await this.ready();
       return await (byKeys && this.bulk && !this.changeQueries ? byKeys() : question(this.questions));
     } catch (error) {
       throw this.damage.translate(error);
@@ -223,8 +224,7 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   async *changes(query: ChangeQuery): AsyncIterable<ChangeItem> {
     try {
-      this.damage.check(this.inUse);
-      await this.caughtUp();
+      await this.ready();
       yield* this.questions.changes(query);
     } catch (error) {
       throw this.damage.translate(error);
